@@ -1,0 +1,21 @@
+// Package pypi installs CUDA toolkit components from NVIDIA's wheels on a
+// Python package index: it turns a CUDA release and a profile into pinned wheel
+// requirements, finds each wheel on a PEP 691/503 index, and unpacks wheels
+// into the same tree layout as NVIDIA's redist archives.
+//
+// The package plans and resolves; it does not download. Resolved wheels are
+// Artifacts that the caller converts for the fetch package's downloader, and
+// ExtractWheel is the extractor for them.
+//
+// Facts the package relies on, checked against the real index (see
+// testdata/real_layouts.txt and e2e_test.go):
+//
+//   - A wheel's version equals the redist component's version of the release:
+//     CUDA 12.4.1 ships cuda_cudart 12.4.127, so nvidia-cuda-runtime-cu12==12.4.127.
+//   - CUDA 11 and 12 wheels are named nvidia-<x>-cu11|cu12 and unpack into one
+//     folder per package, nvidia/<pkg>/{bin,include,lib,...}; the cu12 nvcc
+//     wheel carries ptxas and nvvm but no nvcc.
+//   - CUDA 13 wheels drop the suffix (cuDNN keeps it: nvidia-cudnn-cu13) and all
+//     unpack into nvidia/cu13/{bin,include,lib,nvvm}; nvidia-cuda-nvcc carries
+//     nvcc itself.
+package pypi

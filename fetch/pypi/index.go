@@ -1,0 +1,450 @@
+package pypi
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+)
+
+// DefaultIndex is the public PyPI simple index.
+const DefaultIndex = "https://pypi.org/simple/"
+
+// Media types of the simple repository API (PEP 691).
+const (
+	mediaJSON = "application/vnd.pypi.simple.v1+json"
+	mediaHTML = "application/vnd.pypi.simple.v1+html"
+	// acceptHeader asks for JSON and takes the HTML forms as fallback.
+	acceptHeader = mediaJSON + ", " + mediaHTML + ";q=0.2, text/html;q=0.01"
+)
+
+// maxPage bounds the size of one project page; the largest NVIDIA pages are a
+// few hundred KiB.
+const maxPage = 32 << 20
+
+// ErrProjectNotFound is returned (wrapped) when the index has no such project.
+var ErrProjectNotFound = errors.New("project not found on the index")
+
+// Index reads projects from a simple repository (PEP 503 HTML or PEP 691 JSON).
+type Index struct {
+	base      *url.URL
+	client    *http.Client
+	userAgent string
+	retries   int
+	backoff   time.Duration
+	accept    string
+}
+
+// IndexOption configures an Index.
+type IndexOption func(*Index)
+
+// WithHTTPClient sets the HTTP client (default: one with a 60 s timeout).
+func WithHTTPClient(c *http.Client) IndexOption { return func(ix *Index) { ix.client = c } }
+
+// WithUserAgent sets the User-Agent header sent with index requests.
+func WithUserAgent(ua string) IndexOption { return func(ix *Index) { ix.userAgent = ua } }
+
+// WithRetries sets how many times a page request is retried after a network
+// error or a 5xx/429 answer, and the first backoff (doubled each time).
+func WithRetries(n int, backoff time.Duration) IndexOption {
+	return func(ix *Index) { ix.retries, ix.backoff = n, backoff }
+}
+
+// NewIndex returns a client for the simple index at baseURL (empty means
+// DefaultIndex), e.g. a university mirror's https://mirror.example/pypi/simple/.
+func NewIndex(baseURL string, opts ...IndexOption) (*Index, error) {
+	if baseURL == "" {
+		baseURL = DefaultIndex
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse index url %q: %w", baseURL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("index url %q: scheme must be http or https", baseURL)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("index url %q: no host", baseURL)
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	u.RawQuery, u.Fragment = "", ""
+	ix := &Index{
+		base:      u,
+		client:    &http.Client{Timeout: 60 * time.Second},
+		userAgent: "cudaenv",
+		retries:   2,
+		backoff:   500 * time.Millisecond,
+		accept:    acceptHeader,
+	}
+	for _, o := range opts {
+		o(ix)
+	}
+	return ix, nil
+}
+
+// URL returns the index base URL, always ending in '/'.
+func (ix *Index) URL() string { return ix.base.String() }
+
+// File is one distribution file listed on a project page.
+type File struct {
+	Filename string
+	URL      string // absolute
+	SHA256   string // lower-case hex; empty when the index gave none
+	Size     int64  // 0 when the index did not say (PEP 503 pages never do)
+	Yanked   bool
+}
+
+// Page is a project's file list.
+type Page struct {
+	Project string // normalized name
+	URL     string // the page URL the files were read from (after redirects)
+	Files   []File
+}
+
+// ProjectURL returns the page URL of a project: the base plus its
+// normalized name and a trailing slash.
+func (ix *Index) ProjectURL(project string) string {
+	return ix.base.ResolveReference(&url.URL{Path: NormalizeProject(project) + "/"}).String()
+}
+
+// Project fetches and parses a project's page. It asks for the JSON form and
+// accepts the HTML form from servers that only have that.
+func (ix *Index) Project(ctx context.Context, project string) (*Page, error) {
+	name := NormalizeProject(project)
+	if name == "" || strings.ContainsAny(name, "/?#%\\") {
+		return nil, fmt.Errorf("project name %q is not valid", project)
+	}
+	pageURL := ix.ProjectURL(name)
+	var lastErr error
+	delay := ix.backoff
+	for attempt := 0; attempt <= ix.retries; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("read %s: %w", pageURL, ctx.Err())
+			case <-time.After(delay):
+			}
+			delay *= 2
+		}
+		page, retry, err := ix.fetchPage(ctx, name, pageURL)
+		if err == nil {
+			return page, nil
+		}
+		lastErr = err
+		if !retry || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+func (ix *Index) fetchPage(ctx context.Context, name, pageURL string) (page *Page, retry bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pageURL, nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", pageURL, err)
+	}
+	req.Header.Set("Accept", ix.accept)
+	if ix.userAgent != "" {
+		req.Header.Set("User-Agent", ix.userAgent)
+	}
+	resp, err := ix.client.Do(req)
+	if err != nil {
+		return nil, true, fmt.Errorf("read %s: %w", pageURL, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, false, fmt.Errorf("%s at %s: %w", name, pageURL, ErrProjectNotFound)
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		return nil, true, fmt.Errorf("read %s: %s", pageURL, resp.Status)
+	case resp.StatusCode != http.StatusOK:
+		return nil, false, fmt.Errorf("read %s: %s", pageURL, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPage+1))
+	if err != nil {
+		return nil, true, fmt.Errorf("read %s: %w", pageURL, err)
+	}
+	if len(body) > maxPage {
+		return nil, false, fmt.Errorf("read %s: page larger than %d bytes", pageURL, maxPage)
+	}
+	finalURL := resp.Request.URL
+	files, err := ParsePage(resp.Header.Get("Content-Type"), body, finalURL)
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", pageURL, err)
+	}
+	return &Page{Project: name, URL: finalURL.String(), Files: files}, false, nil
+}
+
+// ParsePage parses a project page body in the form its content type names
+// (PEP 691 JSON, or PEP 503 HTML for text/html and the v1+html type; an
+// unknown or missing type is sniffed). Relative file URLs are resolved
+// against pageURL. Files without a usable URL are dropped; hashes other than
+// sha256 are ignored.
+func ParsePage(contentType string, body []byte, pageURL *url.URL) ([]File, error) {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch mt {
+	case mediaJSON, "application/json":
+		return parseJSONPage(body, pageURL)
+	case mediaHTML, "text/html", "application/xhtml+xml":
+		return parseHTMLPage(body, pageURL)
+	}
+	if trimmed := strings.TrimLeft(string(body[:min(len(body), 512)]), " \t\r\n\ufeff"); strings.HasPrefix(trimmed, "{") {
+		return parseJSONPage(body, pageURL)
+	}
+	return parseHTMLPage(body, pageURL)
+}
+
+type jsonPage struct {
+	Meta struct {
+		APIVersion string `json:"api-version"`
+	} `json:"meta"`
+	Files []struct {
+		Filename string            `json:"filename"`
+		URL      string            `json:"url"`
+		Hashes   map[string]string `json:"hashes"`
+		Size     *int64            `json:"size"`
+		Yanked   json.RawMessage   `json:"yanked"`
+	} `json:"files"`
+}
+
+func parseJSONPage(body []byte, pageURL *url.URL) ([]File, error) {
+	var p jsonPage
+	if err := json.Unmarshal(body, &p); err != nil {
+		return nil, fmt.Errorf("decode json page: %w", err)
+	}
+	if major, _, _ := strings.Cut(p.Meta.APIVersion, "."); major != "1" {
+		return nil, fmt.Errorf("decode json page: unsupported api-version %q", p.Meta.APIVersion)
+	}
+	files := make([]File, 0, len(p.Files))
+	for _, f := range p.Files {
+		abs, err := resolveFileURL(pageURL, f.URL)
+		if err != nil {
+			continue
+		}
+		file := File{Filename: f.Filename, URL: abs, SHA256: normalizeSHA256(f.Hashes["sha256"])}
+		if f.Size != nil && *f.Size > 0 {
+			file.Size = *f.Size
+		}
+		// yanked is false or true or a reason string.
+		y := strings.TrimSpace(string(f.Yanked))
+		file.Yanked = y != "" && y != "false" && y != "null"
+		if file.Filename == "" {
+			file.Filename = fileNameOf(abs)
+		}
+		files = append(files, file)
+	}
+	return files, nil
+}
+
+func parseHTMLPage(body []byte, pageURL *url.URL) ([]File, error) {
+	base := pageURL
+	var files []File
+	for _, a := range scanAnchors(string(body)) {
+		if a.tag == "base" {
+			if b, err := pageURL.Parse(a.attrs["href"]); err == nil {
+				base = b
+			}
+			continue
+		}
+		href, ok := a.attrs["href"]
+		if !ok {
+			continue
+		}
+		abs, err := resolveFileURL(base, href)
+		if err != nil {
+			continue
+		}
+		u, _ := url.Parse(abs)
+		file := File{URL: abs}
+		if name, value, ok := strings.Cut(u.Fragment, "="); ok && name == "sha256" {
+			file.SHA256 = normalizeSHA256(value)
+		}
+		u.Fragment = ""
+		file.URL = u.String()
+		file.Filename = strings.TrimSpace(a.text)
+		if file.Filename == "" || strings.ContainsAny(file.Filename, "/\\") {
+			file.Filename = fileNameOf(file.URL)
+		}
+		_, file.Yanked = a.attrs["data-yanked"]
+		files = append(files, file)
+	}
+	return files, nil
+}
+
+// resolveFileURL resolves a file href against the page URL and keeps only
+// http(s) results.
+func resolveFileURL(pageURL *url.URL, href string) (string, error) {
+	href = strings.TrimSpace(href)
+	if href == "" {
+		return "", errors.New("empty href")
+	}
+	u, err := pageURL.Parse(href)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("scheme %q", u.Scheme)
+	}
+	return u.String(), nil
+}
+
+func fileNameOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return path.Base(u.Path)
+}
+
+func normalizeSHA256(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if len(s) != 64 {
+		return ""
+	}
+	if _, err := hex.DecodeString(s); err != nil {
+		return ""
+	}
+	return s
+}
+
+type anchor struct {
+	tag   string
+	attrs map[string]string
+	text  string
+}
+
+// scanAnchors finds <a ...>text</a> and <base href> tags in an HTML page.
+// It is a tolerant scanner for the simple pages of PEP 503, not an HTML
+// parser: comments are skipped, attribute values may be quoted or bare, and
+// entities are unescaped.
+func scanAnchors(doc string) []anchor {
+	var out []anchor
+	lower := strings.ToLower(doc)
+	i := 0
+	for i < len(doc) {
+		lt := strings.IndexByte(doc[i:], '<')
+		if lt < 0 {
+			break
+		}
+		i += lt
+		if strings.HasPrefix(doc[i:], "<!--") {
+			end := strings.Index(doc[i+4:], "-->")
+			if end < 0 {
+				break
+			}
+			i += 4 + end + 3
+			continue
+		}
+		var tag string
+		switch {
+		case isTagStart(lower[i:], "a"):
+			tag = "a"
+		case isTagStart(lower[i:], "base"):
+			tag = "base"
+		default:
+			i++
+			continue
+		}
+		attrs, next := parseAttrs(doc, i+1+len(tag))
+		i = next
+		a := anchor{tag: tag, attrs: attrs}
+		if tag == "a" {
+			end := strings.Index(lower[i:], "</a")
+			if end < 0 {
+				end = len(doc) - i
+			}
+			a.text = html.UnescapeString(stripTags(doc[i : i+end]))
+			i += end
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func isTagStart(s, tag string) bool {
+	if !strings.HasPrefix(s, "<"+tag) || len(s) <= len(tag)+1 {
+		return false
+	}
+	c := s[len(tag)+1]
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '>' || c == '/'
+}
+
+// parseAttrs reads attributes from doc[i:] up to the closing '>' and returns
+// them with the index just past it.
+func parseAttrs(doc string, i int) (map[string]string, int) {
+	attrs := map[string]string{}
+	for i < len(doc) {
+		for i < len(doc) && strings.IndexByte(" \t\r\n/", doc[i]) >= 0 {
+			i++
+		}
+		if i >= len(doc) {
+			break
+		}
+		if doc[i] == '>' {
+			return attrs, i + 1
+		}
+		start := i
+		for i < len(doc) && strings.IndexByte(" \t\r\n/>=", doc[i]) < 0 {
+			i++
+		}
+		name := strings.ToLower(doc[start:i])
+		for i < len(doc) && strings.IndexByte(" \t\r\n", doc[i]) >= 0 {
+			i++
+		}
+		value := ""
+		if i < len(doc) && doc[i] == '=' {
+			i++
+			for i < len(doc) && strings.IndexByte(" \t\r\n", doc[i]) >= 0 {
+				i++
+			}
+			if i < len(doc) && (doc[i] == '"' || doc[i] == '\'') {
+				q := doc[i]
+				end := strings.IndexByte(doc[i+1:], q)
+				if end < 0 {
+					value, i = doc[i+1:], len(doc)
+				} else {
+					value, i = doc[i+1:i+1+end], i+1+end+1
+				}
+			} else {
+				start := i
+				for i < len(doc) && strings.IndexByte(" \t\r\n>", doc[i]) < 0 {
+					i++
+				}
+				value = doc[start:i]
+			}
+		}
+		if name != "" {
+			if _, dup := attrs[name]; !dup {
+				attrs[name] = html.UnescapeString(value)
+			}
+		}
+	}
+	return attrs, len(doc)
+}
+
+func stripTags(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

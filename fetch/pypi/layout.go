@@ -1,0 +1,296 @@
+package pypi
+
+import (
+	"archive/zip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Real wheel layouts (testdata/real_layouts.txt has the full lists):
+//
+//	CUDA 11/12, one folder per package, Python package markers everywhere:
+//	  nvidia/__init__.py, nvidia/cuda_runtime/__init__.py, .../lib/__init__.py
+//	  nvidia/cuda_runtime/include/cuda_runtime.h, nvidia/cuda_runtime/lib/libcudart.so.12
+//	  nvidia/cuda_nvcc/bin/ptxas (no nvcc), nvidia/cuda_nvcc/include/crt/host_config.h,
+//	  nvidia/cuda_nvcc/nvvm/lib64/libnvvm.so, nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc
+//	  nvidia/cublas/lib/libcublas.so.12, nvidia/cuda_cccl/include/thrust/version.h
+//	  Windows: nvidia/cuda_runtime/bin/cudart64_12.dll, nvidia/cuda_nvcc/nvvm/bin/nvvm64_40_0.dll
+//	CUDA 13, one shared root, no __init__.py:
+//	  nvidia/cu13/bin/{nvcc,ptxas,nvlink,fatbinary,bin2c,cudafe++,nvcc.profile}
+//	  nvidia/cu13/bin/cicc, nvidia/cu13/lib/libnvvm.so.4, nvidia/cu13/include/nvvm.h,
+//	  nvidia/cu13/nvvm/libdevice/libdevice.10.bc (all from nvidia-nvvm)
+//	  nvidia/cu13/include/crt/... (nvidia-cuda-crt), nvidia/cu13/include/cccl/... (nvidia-cuda-cccl)
+//	  nvidia/cu13/lib/libcudart.so.13, libcudart_static.a, libcudadevrt.a
+//	  nvidia/cu13/.metadata/... (build provenance in nvidia-cuda-cccl)
+//	  Windows: nvidia/cu13/bin/x86_64/cudart64_13.dll, nvidia/cu13/lib/x64/cudart.lib,
+//	  nvidia/cu13/bin/cicc.exe, nvidia/cu13/bin/x86_64/nvvm64_40_0.dll
+//	Every wheel: <project>-<version>.dist-info/{METADATA,WHEEL,RECORD,...}
+//
+// The store layout is the redist one. CUDA 12 wheels already match it below
+// their package folder. CUDA 13 wheels match it too except for NVVM, which
+// the nvvm wheel puts in bin, lib and include while the redist archive (and
+// nvcc.profile's CICC_PATH=$(TOP)/nvvm/bin) has nvvm/{bin,lib64,include};
+// and Windows DLLs, which go to bin/x64 as in the redist archives.
+
+// cu13Moves relocates CUDA 13 shared-root paths to their redist place. Keys
+// ending in '/' move a folder, others one file or a file-name prefix
+// (marked with a trailing '*').
+var cu13Moves = []struct{ from, to string }{
+	{"bin/cicc", "nvvm/bin/cicc"},
+	{"bin/cicc.exe", "nvvm/bin/cicc.exe"},
+	{"bin/x86_64/nvvm64_*", "nvvm/bin/x64/nvvm64_"},
+	{"lib/libnvvm.so*", "nvvm/lib64/libnvvm.so"},
+	{"include/nvvm.h", "nvvm/include/nvvm.h"},
+	{"bin/x86_64/", "bin/x64/"},
+}
+
+// errSkip marks wheel entries that have no place in a toolkit tree.
+var errSkip = errors.New("skipped")
+
+// EntryPath maps a wheel entry name to its path in a redist-layout toolkit
+// tree, so that wheels and redist archives install the same tree:
+//
+//	nvidia/cuda_runtime/lib/libcudart.so.12 → lib/libcudart.so.12
+//	nvidia/cuda_nvcc/nvvm/lib64/libnvvm.so  → nvvm/lib64/libnvvm.so
+//	nvidia/cu13/bin/nvcc                    → bin/nvcc
+//	nvidia/cu13/bin/cicc                    → nvvm/bin/cicc
+//	nvidia/cu13/lib/libnvvm.so.4            → nvvm/lib64/libnvvm.so.4
+//
+// ok is false for entries that are skipped (dist-info, __init__.py,
+// folders, build metadata, anything outside nvidia/) and for hostile names
+// (absolute, '..', backslashes, NUL); ExtractWheel tells those apart.
+func EntryPath(name string) (dest string, ok bool) {
+	dest, err := entryPath(name)
+	return dest, err == nil
+}
+
+func entryPath(name string) (string, error) {
+	if err := checkEntryName(name); err != nil {
+		return "", err
+	}
+	if strings.HasSuffix(name, "/") {
+		return "", errSkip // folders are made as files need them
+	}
+	parts := strings.Split(name, "/")
+	base := parts[len(parts)-1]
+	if parts[0] != "nvidia" || len(parts) < 3 || base == "__init__.py" || strings.HasSuffix(base, ".pyc") {
+		return "", errSkip
+	}
+	pkg, rest := parts[1], parts[2:]
+	if pkg == "__pycache__" || slices.Contains(rest, "__pycache__") {
+		return "", errSkip
+	}
+	rel := strings.Join(rest, "/")
+	if isSharedRoot(pkg) {
+		if rest[0] == ".metadata" {
+			return "", errSkip
+		}
+		for _, m := range cu13Moves {
+			switch {
+			case strings.HasSuffix(m.from, "/"):
+				if r, ok := strings.CutPrefix(rel, m.from); ok {
+					return m.to + r, nil
+				}
+			case strings.HasSuffix(m.from, "*"):
+				if r, ok := strings.CutPrefix(rel, strings.TrimSuffix(m.from, "*")); ok && !strings.Contains(r, "/") {
+					return m.to + r, nil
+				}
+			case rel == m.from:
+				return m.to, nil
+			}
+		}
+	}
+	return rel, nil
+}
+
+// isSharedRoot reports whether a folder under nvidia/ is the shared root of
+// CUDA 13 and later wheels (cu13, cu14, ...), rather than a package folder.
+func isSharedRoot(dir string) bool {
+	d, ok := strings.CutPrefix(dir, "cu")
+	if !ok || d == "" || strings.TrimLeft(d, "0123456789") != "" {
+		return false
+	}
+	n, err := strconv.Atoi(d)
+	return err == nil && n >= 13
+}
+
+// checkEntryName refuses names that could leave the target folder or mean
+// different things on different systems.
+func checkEntryName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty entry name")
+	case strings.ContainsRune(name, 0):
+		return fmt.Errorf("entry %q: NUL in name", name)
+	case strings.Contains(name, `\`):
+		return fmt.Errorf("entry %q: backslash in name", name)
+	case strings.HasPrefix(name, "/"):
+		return fmt.Errorf("entry %q: absolute path", name)
+	case len(name) >= 2 && name[1] == ':':
+		return fmt.Errorf("entry %q: drive letter", name)
+	}
+	for _, seg := range strings.Split(strings.TrimSuffix(name, "/"), "/") {
+		switch seg {
+		case "", ".", "..":
+			return fmt.Errorf("entry %q: %q segment", name, seg)
+		}
+	}
+	return nil
+}
+
+// maxLinkTarget bounds a symlink entry's content.
+const maxLinkTarget = 4096
+
+// ExtractWheel unpacks the wheel read from r (size bytes) into dest, mapping
+// each entry with EntryPath's rules. dest must exist; existing files are
+// replaced, so several wheels merge into one tree as redist archives do.
+//
+// It refuses hostile entry names, entries that are neither files, folders
+// nor symlinks, and symlinks whose target is absolute or leaves dest; all
+// writes go through an os.Root, so no existing link can lead them out of
+// dest either. Files are written 0755 when the zip gives them any exec bit
+// (wheels record Unix modes in the external attributes), else 0644.
+func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return fmt.Errorf("open wheel: %w", err)
+	}
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		return fmt.Errorf("open extraction target: %w", err)
+	}
+	defer root.Close()
+	for _, f := range zr.File {
+		rel, err := entryPath(f.Name)
+		if errors.Is(err, errSkip) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("extract wheel: %w", err)
+		}
+		mode := f.Mode()
+		switch {
+		case mode.IsDir():
+			continue
+		case mode&fs.ModeSymlink != 0:
+			err = extractLink(root, f, rel)
+		case mode.IsRegular():
+			err = extractFile(root, f, rel)
+		default:
+			err = fmt.Errorf("entry %q: unsupported file type %v", f.Name, mode.Type())
+		}
+		if err != nil {
+			return fmt.Errorf("extract wheel: %w", err)
+		}
+	}
+	return nil
+}
+
+func extractFile(root *os.Root, f *zip.File, rel string) error {
+	if dir := path.Dir(rel); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("entry %q: %w", f.Name, err)
+		}
+	}
+	if err := removeExisting(root, rel); err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	perm := fs.FileMode(0o644)
+	if f.Mode()&0o111 != 0 {
+		perm = 0o755
+	}
+	src, err := f.Open()
+	if err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	defer src.Close()
+	out, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	// zip checks the CRC-32 and the declared size at EOF.
+	if _, err := io.Copy(out, src); err != nil {
+		out.Close()
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	// Apply the mode exactly, whatever the umask.
+	if err := root.Chmod(rel, perm); err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	return nil
+}
+
+func extractLink(root *os.Root, f *zip.File, rel string) error {
+	if f.UncompressedSize64 > maxLinkTarget {
+		return fmt.Errorf("entry %q: symlink target too long", f.Name)
+	}
+	src, err := f.Open()
+	if err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	b, err := io.ReadAll(io.LimitReader(src, maxLinkTarget+1))
+	src.Close()
+	if err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	target := string(b)
+	if err := checkLinkTarget(rel, target); err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	if dir := path.Dir(rel); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("entry %q: %w", f.Name, err)
+		}
+	}
+	if err := removeExisting(root, rel); err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	if err := root.Symlink(target, rel); err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	return nil
+}
+
+// checkLinkTarget accepts only relative targets that stay inside the tree
+// when resolved from the link's folder.
+func checkLinkTarget(rel, target string) error {
+	switch {
+	case target == "":
+		return errors.New("empty symlink target")
+	case strings.ContainsRune(target, 0) || strings.Contains(target, `\`):
+		return fmt.Errorf("symlink target %q: bad characters", target)
+	case path.IsAbs(target) || (len(target) >= 2 && target[1] == ':'):
+		return fmt.Errorf("symlink target %q is absolute", target)
+	}
+	joined := path.Join(path.Dir(rel), target)
+	if joined == ".." || strings.HasPrefix(joined, "../") {
+		return fmt.Errorf("symlink target %q leaves the tree", target)
+	}
+	return nil
+}
+
+// removeExisting clears the way for a new file or link at rel. It refuses
+// to replace a folder with a file.
+func removeExisting(root *os.Root, rel string) error {
+	fi, err := root.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%s is a folder in the tree", rel)
+	}
+	return root.Remove(rel)
+}
