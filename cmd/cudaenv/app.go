@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+// appVersion is set at build time with -ldflags "-X main.appVersion=…".
+var appVersion = "0.1.0-dev"
+
+// env is everything a command may use from the outside world. Commands read
+// the environment, the working directory and the streams only from here.
+type env struct {
+	args   []string
+	vars   envdiff.Env
+	dirs   dirs.Dirs
+	cwd    string
+	goos   string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func (e *env) lookup(k string) (string, bool) { v, ok := e.vars[k]; return v, ok }
+
+func (e *env) store() *store.Store { return store.New(e.dirs) }
+
+// exitError carries an exit code other than 1, optionally with no message
+// (the command already said what it had to).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+func parseEnviron(environ []string) envdiff.Env {
+	m := make(envdiff.Env, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// run is main without the process: it returns the exit code.
+func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{args: args, vars: parseEnviron(environ), goos: runtime.GOOS, stdin: stdin, stdout: stdout, stderr: stderr}
+	e.dirs = dirs.FromEnv(e.lookup)
+	if wd, err := os.Getwd(); err == nil {
+		e.cwd = wd
+	} else {
+		e.cwd = e.vars["PWD"]
+	}
+	// The prompt hook runs often: answer it before building the CLI.
+	if len(args) >= 3 && args[1] == "hook-env" {
+		return report(e, hookEnv(e, args[2]))
+	}
+	app := newApp(e)
+	return report(e, app.Run(args))
+}
+
+// report prints an error once, as "cudaenv: …", and picks the exit code.
+func report(e *env, err error) int {
+	if err == nil {
+		return 0
+	}
+	code := 1
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(e.stderr, "cudaenv: %s\n", msg)
+	}
+	return code
+}
+
+func newApp(e *env) *cli.App {
+	app := &cli.App{
+		Name:            "cudaenv",
+		Usage:           "install CUDA toolkits and cuDNN side by side and switch between them",
+		Version:         appVersion,
+		Writer:          e.stdout,
+		ErrWriter:       e.stderr,
+		HideHelpCommand: true,
+		Suggest:         true,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return fmt.Errorf("%s; see: cudaenv %s --help", lower(err.Error()), c.Command.FullName())
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(e.stderr, "cudaenv: unknown command %q; see: cudaenv --help\n", name)
+		},
+		Commands: commands(e),
+	}
+	sort.Sort(cli.CommandsByName(app.Commands))
+	return app
+}
+
+func lower(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// selfPath is the absolute path of this binary as it was invoked, so the
+// hooks call back the same program (symlinks kept, for shims and tests).
+func selfPath(e *env) string {
+	arg0 := e.args[0]
+	if !strings.ContainsRune(arg0, filepath.Separator) && !strings.ContainsRune(arg0, '/') {
+		if p, err := lookPath(arg0, e.vars["PATH"], e.goos); err == nil {
+			arg0 = p
+		} else if p, err := os.Executable(); err == nil {
+			return p
+		}
+	}
+	if abs, err := filepath.Abs(arg0); err == nil {
+		return abs
+	}
+	return arg0
+}
+
+// lookPath finds name on a PATH given as a value, not the process's own.
+func lookPath(name, path, goos string) (string, error) {
+	sep := ":"
+	var exts []string
+	if goos == "windows" {
+		sep = ";"
+		exts = []string{".exe", ".bat", ".cmd"}
+	}
+	for _, dir := range strings.Split(path, sep) {
+		if dir == "" {
+			continue
+		}
+		cand := filepath.Join(dir, name)
+		if goos == "windows" && filepath.Ext(name) == "" {
+			for _, x := range exts {
+				if isExecutable(cand+x, goos) {
+					return cand + x, nil
+				}
+			}
+			continue
+		}
+		if isExecutable(cand, goos) {
+			return cand, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+func isExecutable(p, goos string) bool {
+	fi, err := os.Stat(p)
+	if err != nil || fi.IsDir() {
+		return false
+	}
+	return goos == "windows" || fi.Mode()&0o111 != 0
+}
+
+func commands(e *env) []*cli.Command {
+	var cmds []*cli.Command
+	cmds = append(cmds, selectionCommands(e)...)
+	cmds = append(cmds, shellCommands(e)...)
+	cmds = append(cmds, storeCommands(e)...)
+	cmds = append(cmds, envCommands(e)...)
+	return cmds
+}

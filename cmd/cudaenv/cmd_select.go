@@ -1,0 +1,173 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/resolve"
+	"github.com/cudaenv/cudaenv/internal/version"
+)
+
+func selectionCommands(e *env) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:  "current",
+			Usage: "print the selected versions and where the selection comes from",
+			Action: func(c *cli.Context) error {
+				r, err := resolveHere(e)
+				if err != nil {
+					return err
+				}
+				label := r.Label()
+				if r.Selection.System() {
+					label = "system"
+				}
+				fmt.Fprintf(e.stdout, "%s (set by %s)\n", label, r.Selection.Source)
+				return nil
+			},
+		},
+		{
+			Name:      "which",
+			Usage:     "print the full path of a toolkit command for the current selection",
+			ArgsUsage: "COMMAND",
+			Action: func(c *cli.Context) error {
+				if c.NArg() != 1 {
+					return errors.New("which needs one command name, e.g. cudaenv which nvcc")
+				}
+				r, err := resolveHere(e)
+				if err != nil {
+					return err
+				}
+				if r.Selection.System() {
+					return fmt.Errorf("%s: cudaenv steps aside here (system, set by %s)", c.Args().First(), r.Selection.Source)
+				}
+				p, err := activate.Which(e.store(), r, c.Args().First(), e.goos)
+				if err != nil {
+					return &exitError{code: 127, err: err}
+				}
+				fmt.Fprintln(e.stdout, p)
+				return nil
+			},
+		},
+		{
+			Name:      "local",
+			Usage:     "pin versions for this directory and below (writes .cuda-version)",
+			ArgsUsage: "VERSION [cudnn@VERSION]",
+			Flags:     []cli.Flag{&cli.BoolFlag{Name: "unset", Usage: "remove the .cuda-version file here"}},
+			Action: func(c *cli.Context) error {
+				return writeSelection(e, c, filepath.Join(e.cwd, resolve.FileName), "local")
+			},
+		},
+		{
+			Name:      "global",
+			Usage:     "set the default versions used where nothing else selects one",
+			ArgsUsage: "VERSION [cudnn@VERSION]",
+			Flags:     []cli.Flag{&cli.BoolFlag{Name: "unset", Usage: "remove the global default"}},
+			Action: func(c *cli.Context) error {
+				return writeSelection(e, c, e.dirs.GlobalFile(), "global")
+			},
+		},
+	}
+}
+
+// errNothingSelected explains the precedence and how to select a version.
+var errNothingSelected = errors.New("no CUDA version selected here (looked at CUDAENV_VERSION, .cuda-version and .tool-versions up to /, and the global default); select one with: cudaenv local 12.4, cudaenv global 12.4 or cudaenv use 12.4")
+
+// resolveHere resolves the selection for the working directory.
+func resolveHere(e *env) (activate.Resolved, error) {
+	sel, _, err := resolve.Find(e.cwd, e.lookup, e.dirs.GlobalFile())
+	if err != nil {
+		return activate.Resolved{}, err
+	}
+	if sel.Source.Kind == resolve.None {
+		return activate.Resolved{}, errNothingSelected
+	}
+	return activate.Resolve(e.store(), sel)
+}
+
+// writeSelection implements local and global: print, set or unset a file.
+func writeSelection(e *env, c *cli.Context, path, verb string) error {
+	if c.Bool("unset") {
+		if c.NArg() > 0 {
+			return fmt.Errorf("%s --unset takes no versions", verb)
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s --unset: %w", verb, err)
+		}
+		return nil
+	}
+	if c.NArg() == 0 {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("no %s version set (%s does not exist); set one with: cudaenv %s 12.4", verb, path, verb)
+		}
+		if err != nil {
+			return err
+		}
+		specs, err := resolve.Parse(path, data)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, joinSpecs(specs))
+		return nil
+	}
+	text := strings.Join(c.Args().Slice(), " ")
+	specs, err := resolve.Parse("", []byte(text))
+	if err != nil {
+		var se *resolve.SyntaxError
+		if errors.As(err, &se) {
+			se.File = verb
+			se.Line = 0
+		}
+		return err
+	}
+	if len(specs) == 0 {
+		return fmt.Errorf("%s needs a version, e.g. cudaenv %s 12.4", verb, verb)
+	}
+	if _, err := activate.Resolve(e.store(), resolve.Selection{Specs: specs}); err != nil {
+		fmt.Fprintf(e.stderr, "cudaenv: warning: %s\n", err)
+	}
+	if err := writeFileAtomic(path, []byte(joinSpecs(specs)+"\n")); err != nil {
+		return fmt.Errorf("%s: %w", verb, err)
+	}
+	return nil
+}
+
+func joinSpecs(specs []version.Spec) string {
+	words := make([]string, len(specs))
+	for i, s := range specs {
+		words[i] = s.String()
+	}
+	return strings.Join(words, " ")
+}
+
+// writeFileAtomic replaces path in one rename, so a reader never sees half.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".cudaenv-tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+func storeCommands(e *env) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:    "list",
+			Aliases: []string{"ls"},
+			Usage:   "list installed and linked versions; * marks the active ones",
+			Action: func(c *cli.Context) error {
+				return list(e)
+			},
+		},
+		{
+			Name:      "uninstall",
+			Usage:     "remove an installed version (a linked one loses only its link)",
+			ArgsUsage: "VERSION | cudnn@VERSION",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "force", Usage: "remove it even if the current directory selects it"},
+				&cli.IntFlag{Name: "cuda-major", Usage: "for cuDNN: the CUDA major of the build to remove"},
+			},
+			Action: func(c *cli.Context) error {
+				if c.NArg() != 1 {
+					return errors.New("uninstall needs one version, e.g. cudaenv uninstall 12.4.1")
+				}
+				return uninstall(e, c.Args().First(), c.Bool("force"), c.Int("cuda-major"))
+			},
+		},
+		{
+			Name:      "link",
+			Usage:     "adopt a toolkit that is already on disk (e.g. /usr/local/cuda-12.4), without copying it",
+			ArgsUsage: "PATH",
+			Flags: []cli.Flag{
+				&cli.IntFlag{Name: "cudnn-for", Usage: "PATH is a cuDNN build for this CUDA major"},
+			},
+			Action: func(c *cli.Context) error {
+				if c.NArg() != 1 {
+					return errors.New("link needs one directory, e.g. cudaenv link /usr/local/cuda-12.4")
+				}
+				ent, err := e.store().Link(c.Args().First(), c.Int("cudnn-for"))
+				if err != nil {
+					return err
+				}
+				afterStoreChange(e)
+				fmt.Fprintf(e.stdout, "linked %s -> %s\n", ent.Label(), ent.Path)
+				return nil
+			},
+		},
+	}
+}
+
+// afterStoreChange is called after install, uninstall and link; the shims
+// issue hooks the rehash in here.
+var afterStoreChange = func(e *env) {}
+
+func list(e *env) error {
+	st := e.store()
+	active, _ := resolveHere(e)
+	cudas, err := st.List(store.CUDA)
+	if err != nil {
+		return err
+	}
+	cudnns, err := st.List(store.Cudnn)
+	if err != nil {
+		return err
+	}
+	if len(cudas)+len(cudnns) == 0 {
+		fmt.Fprintln(e.stderr, "cudaenv: nothing installed yet; run: cudaenv install 12.4 (or cudaenv link /usr/local/cuda-12.4)")
+		return nil
+	}
+	for _, group := range [][]store.Entry{cudas, cudnns} {
+		for _, ent := range group {
+			mark := " "
+			if (active.CUDA != nil && active.CUDA.Dir == ent.Dir) || (active.Cudnn != nil && active.Cudnn.Dir == ent.Dir) {
+				mark = "*"
+			}
+			line := mark + " " + ent.Label()
+			if ent.Linked() {
+				line += " -> " + ent.Path
+			}
+			if ent.Err != nil {
+				line += " (broken)"
+			}
+			if mark == "*" {
+				line += " (set by " + active.Selection.Source.String() + ")"
+			}
+			fmt.Fprintln(e.stdout, line)
+		}
+	}
+	return nil
+}
+
+func uninstall(e *env, arg string, force bool, cudaMajor int) error {
+	spec, err := version.ParseSpec(arg)
+	if err != nil || spec.Kind != version.Prefix {
+		return fmt.Errorf("uninstall: invalid version %q; name an installed version, e.g. 12.4.1 or cudnn@9.5.1.17", arg)
+	}
+	kind := store.CUDA
+	if spec.Tool == version.Cudnn {
+		kind = store.Cudnn
+	}
+	st := e.store()
+	entries, err := st.List(kind)
+	if err != nil {
+		return err
+	}
+	var matches []store.Entry
+	for _, ent := range entries {
+		if spec.Match(ent.Version) && (cudaMajor == 0 || ent.CUDAMajor == cudaMajor) {
+			matches = append(matches, ent)
+		}
+	}
+	switch {
+	case len(matches) == 0:
+		return fmt.Errorf("uninstall: %s is not installed; see: cudaenv list", arg)
+	case len(matches) > 1:
+		var names []string
+		for _, m := range matches {
+			names = append(names, m.Label())
+		}
+		hint := "name one exactly"
+		if kind == store.Cudnn {
+			hint += " (and pick the build with --cuda-major)"
+		}
+		return fmt.Errorf("uninstall: %s matches %s; %s", arg, strings.Join(names, ", "), hint)
+	}
+	target := matches[0]
+	if !force {
+		if r, err := resolveHere(e); err == nil {
+			for _, a := range []*store.Entry{r.CUDA, r.Cudnn} {
+				if a != nil && a.Dir == target.Dir {
+					return fmt.Errorf("uninstall: %s is selected here (set by %s); select another version first, or pass --force", target.Label(), r.Selection.Source)
+				}
+			}
+		}
+	}
+	unlock, err := st.Lock(kind, target.Name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := st.Remove(target); err != nil {
+		return err
+	}
+	afterStoreChange(e)
+	what := "uninstalled"
+	if target.Linked() {
+		what = "unlinked"
+	}
+	fmt.Fprintf(e.stdout, "%s %s\n", what, target.Label())
+	_ = activate.Resolved{}
+	return nil
+}

@@ -1,0 +1,308 @@
+// Package activate turns a selection into installed store entries and the
+// environment they need (PATH, LD_LIBRARY_PATH, CUDA_HOME, …), and computes
+// the changes from the current environment. It returns data, never shell code.
+package activate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/resolve"
+	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+// Resolved is a selection matched to store entries. Either may be nil.
+type Resolved struct {
+	Selection resolve.Selection
+	CUDA      *store.Entry
+	Cudnn     *store.Entry
+}
+
+// Label says what is active: "12.4.1 cudnn@9.5.1.17".
+func (r Resolved) Label() string {
+	var parts []string
+	if r.CUDA != nil {
+		parts = append(parts, r.CUDA.Version.String())
+	}
+	if r.Cudnn != nil {
+		parts = append(parts, "cudnn@"+r.Cudnn.Version.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// NotInstalledError is a spec that matches no installed entry.
+type NotInstalledError struct {
+	Spec      version.Spec
+	Source    resolve.Source
+	Installed []string
+	CUDAMajor int // cuDNN: the CUDA major it was looked up for
+}
+
+func (e *NotInstalledError) Error() string {
+	what := "CUDA " + e.Spec.String()
+	if e.Spec.Tool == version.Cudnn {
+		what = "cuDNN " + strings.TrimPrefix(e.Spec.String(), "cudnn@")
+		if e.CUDAMajor > 0 {
+			what += fmt.Sprintf(" for CUDA %d", e.CUDAMajor)
+		}
+	}
+	from := ""
+	if e.Source.Kind != resolve.None {
+		from = " (selected by " + e.Source.String() + ")"
+	}
+	have := "nothing is installed yet"
+	if len(e.Installed) > 0 {
+		have = "installed: " + strings.Join(e.Installed, ", ")
+	}
+	return fmt.Sprintf("%s%s is not installed; %s; run: cudaenv install %s", what, from, have, e.Spec)
+}
+
+// Resolve matches the selection's specs against the store. A system
+// selection resolves to nothing.
+func Resolve(st *store.Store, sel resolve.Selection) (Resolved, error) {
+	r := Resolved{Selection: sel}
+	if sel.System() {
+		return r, nil
+	}
+	if spec, ok := sel.Spec(version.CUDA); ok {
+		list, err := st.List(store.CUDA)
+		if err != nil {
+			return r, err
+		}
+		e, err := best(spec, list, 0, sel.Source)
+		if err != nil {
+			return r, err
+		}
+		r.CUDA = e
+	}
+	if spec, ok := sel.Spec(version.Cudnn); ok {
+		list, err := st.List(store.Cudnn)
+		if err != nil {
+			return r, err
+		}
+		major := 0
+		if r.CUDA != nil {
+			major = r.CUDA.Version.Major()
+		}
+		e, err := best(spec, list, major, sel.Source)
+		if err != nil {
+			return r, err
+		}
+		r.Cudnn = e
+	}
+	return r, nil
+}
+
+func best(spec version.Spec, list []store.Entry, cudaMajor int, src resolve.Source) (*store.Entry, error) {
+	var found *store.Entry
+	var names []string
+	for i := range list {
+		e := &list[i]
+		if cudaMajor > 0 && e.CUDAMajor != cudaMajor {
+			if e.Kind == store.Cudnn {
+				names = append(names, fmt.Sprintf("%s for CUDA %d", e.Version, e.CUDAMajor))
+			}
+			continue
+		}
+		if e.Kind == store.Cudnn {
+			names = append(names, fmt.Sprintf("%s for CUDA %d", e.Version, e.CUDAMajor))
+		} else {
+			names = append(names, e.Version.String())
+		}
+		if spec.Match(e.Version) && (found == nil || version.Compare(e.Version, found.Version) >= 0) {
+			found = e
+		}
+	}
+	if found == nil {
+		return nil, &NotInstalledError{Spec: spec, Source: src, Installed: names, CUDAMajor: cudaMajor}
+	}
+	if found.Err != nil {
+		return nil, found.Err
+	}
+	return found, nil
+}
+
+// Want is the environment the resolved entries ask for on goos.
+func Want(r Resolved, goos string) envdiff.Want {
+	w := envdiff.Want{Prepend: map[string][]string{}, Set: map[string]string{}, Active: r.Label()}
+	prepend := func(name string, dirs ...string) { w.Prepend[name] = append(w.Prepend[name], dirs...) }
+	if t := r.CUDA; t != nil {
+		p := t.Path
+		if goos == "windows" {
+			prepend("PATH", filepath.Join(p, "bin"))
+			if t.Version.Major() >= 13 {
+				prepend("PATH", filepath.Join(p, "bin", "x64"))
+			}
+			w.Set[fmt.Sprintf("CUDA_PATH_V%d_%d", t.Version.Major(), minor(t.Version))] = p
+			w.Set["CUDACXX"] = filepath.Join(p, "bin", "nvcc.exe")
+		} else {
+			prepend("PATH", filepath.Join(p, "bin"))
+			prepend("LD_LIBRARY_PATH", libDir(p))
+			w.Set["CUDACXX"] = filepath.Join(p, "bin", "nvcc")
+		}
+		w.Set["CUDA_PATH"] = p
+		w.Set["CUDA_HOME"] = p
+	}
+	if d := r.Cudnn; d != nil {
+		p := d.Path
+		if goos == "windows" {
+			prepend("PATH", filepath.Join(p, "bin"))
+			if isDir(filepath.Join(p, "bin", "x64")) {
+				prepend("PATH", filepath.Join(p, "bin", "x64"))
+			}
+		} else {
+			prepend("LD_LIBRARY_PATH", filepath.Join(p, "lib"))
+			prepend("LIBRARY_PATH", filepath.Join(p, "lib"))
+			prepend("CPATH", filepath.Join(p, "include"))
+		}
+		w.Set["CUDNN_PATH"] = p
+	}
+	return w
+}
+
+func minor(v version.Version) int {
+	if len(v) < 2 {
+		return 0
+	}
+	return v[1]
+}
+
+// libDir is lib64 when the toolkit has one (system installs, our merged
+// trees link it), else lib. lib/stubs is never used: its libcuda.so is a
+// link-time stand-in that fails at run time.
+func libDir(p string) string {
+	if isDir(filepath.Join(p, "lib64")) {
+		return filepath.Join(p, "lib64")
+	}
+	return filepath.Join(p, "lib")
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// ListSep is the list separator for goos.
+func ListSep(goos string) string {
+	if goos == "windows" {
+		return ";"
+	}
+	return ":"
+}
+
+// Input is everything a hook evaluation needs.
+type Input struct {
+	Dir  string
+	Env  envdiff.Env
+	Dirs dirs.Dirs
+	GOOS string
+}
+
+// Output is the result of a hook evaluation.
+type Output struct {
+	Resolved Resolved
+	Changes  []envdiff.Change
+	Watch    resolve.Watch
+	// Err explains why nothing is active although something was selected;
+	// the environment is reverted in that case.
+	Err error
+}
+
+// Compute resolves the selection for in.Dir and the changes that activate
+// it, reverting whatever cudaenv had activated before.
+func Compute(in Input) Output {
+	lookup := func(k string) (string, bool) { v, ok := in.Env[k]; return v, ok }
+	sel, watch, err := resolve.Find(in.Dir, lookup, in.Dirs.GlobalFile())
+	out := Output{Watch: watch, Err: err}
+	// Installing or removing a version can change what a spec resolves to.
+	for _, d := range []string{in.Dirs.CUDA(), in.Dirs.Cudnn()} {
+		out.Watch.Files = append(out.Watch.Files, statFile(d))
+	}
+	var want envdiff.Want
+	if err == nil {
+		out.Resolved, out.Err = Resolve(store.New(in.Dirs), sel)
+		if out.Err == nil {
+			want = Want(out.Resolved, in.GOOS)
+		}
+	}
+	out.Changes = Changes(in.Env, want, in.GOOS)
+	return out
+}
+
+// Changes reverts what the environment's state says cudaenv added and
+// applies want. A state variable that cannot be read is treated as empty.
+func Changes(env envdiff.Env, want envdiff.Want, goos string) []envdiff.Change {
+	prev, _ := envdiff.Decode(env[envdiff.StateVar])
+	changes, _ := envdiff.Apply(env, prev, want, ListSep(goos))
+	return changes
+}
+
+func statFile(p string) resolve.FileState {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return resolve.FileState{Path: p}
+	}
+	return resolve.FileState{Path: p, Exists: true, ModTime: fi.ModTime()}
+}
+
+// Which finds a toolkit command in the resolved entries. When the selected
+// version lacks it, the error names the installed versions that have it.
+func Which(st *store.Store, r Resolved, name, goos string) (string, error) {
+	if strings.ContainsAny(name, `/\`) || name == "" || name == "." || name == ".." {
+		return "", fmt.Errorf("%q is not a command name", name)
+	}
+	for _, e := range []*store.Entry{r.CUDA, r.Cudnn} {
+		if e == nil {
+			continue
+		}
+		if p, ok := findIn(e.Path, name, goos); ok {
+			return p, nil
+		}
+	}
+	var where []string
+	list, _ := st.List(store.CUDA)
+	for _, e := range list {
+		if e.Err == nil {
+			if _, ok := findIn(e.Path, name, goos); ok {
+				where = append(where, e.Version.String())
+			}
+		}
+	}
+	msg := fmt.Sprintf("%s: not in CUDA %s", name, r.Label())
+	if r.CUDA == nil {
+		msg = fmt.Sprintf("%s: no CUDA toolkit is selected (only %s)", name, r.Label())
+	}
+	if r.Selection.Source.Kind != resolve.None {
+		msg += " (selected by " + r.Selection.Source.String() + ")"
+	}
+	if len(where) > 0 {
+		msg += "; it is in " + strings.Join(where, ", ")
+	}
+	return "", errors.New(msg)
+}
+
+func findIn(root, name, goos string) (string, bool) {
+	dirs := []string{filepath.Join(root, "bin")}
+	names := []string{name}
+	if goos == "windows" {
+		dirs = append(dirs, filepath.Join(root, "bin", "x64"))
+		if filepath.Ext(name) == "" {
+			names = []string{name + ".exe", name + ".bat", name + ".cmd"}
+		}
+	}
+	for _, d := range dirs {
+		for _, n := range names {
+			p := filepath.Join(d, n)
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() && (goos == "windows" || fi.Mode()&0o111 != 0) {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,77 @@
+package shell
+
+import (
+	_ "embed"
+	"strings"
+)
+
+// quotePOSIX single-quotes s; a single quote becomes '\”. Inside single
+// quotes bash and zsh take every other byte literally, newlines included.
+func quotePOSIX(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+:@%,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// checkPOSIX renders __cudaenv_check for bash and zsh with [[ ]] tests only.
+func checkPOSIX(c Check) string {
+	q := quotePOSIX
+	var b strings.Builder
+	b.WriteString("__cudaenv_check() {\n")
+	if c.Never {
+		b.WriteString("  return 1\n}\n")
+		return b.String()
+	}
+	b.WriteString("  [[ $PWD == " + q(c.Dir) + " ]] || return 1\n")
+	if c.EnvSet {
+		b.WriteString("  [[ ${" + c.EnvName + "+x} == x && $" + c.EnvName + " == " + q(c.EnvValue) + " ]] || return 1\n")
+	} else {
+		b.WriteString("  [[ -z ${" + c.EnvName + "+x} ]] || return 1\n")
+	}
+	for _, f := range c.Files {
+		p := q(f.Path)
+		switch {
+		case !f.Exists:
+			b.WriteString("  [[ ! -e " + p + " ]] || return 1\n")
+		case f.Ref == "":
+			b.WriteString("  return 1\n")
+		default:
+			r := q(f.Ref)
+			b.WriteString("  [[ -e " + p + " && ! " + p + " -nt " + r + " && ! " + r + " -nt " + p + " ]] || return 1\n")
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+type bash struct{}
+
+//go:embed hook.bash
+var bashHook string
+
+func (bash) Name() string                  { return "bash" }
+func (bash) Quote(s string) string         { return quotePOSIX(s) }
+func (bash) Set(name, value string) string { return "export " + name + "=" + quotePOSIX(value) + "\n" }
+func (bash) Unset(name string) string      { return "unset " + name + "\n" }
+func (bash) Check(c Check) string          { return checkPOSIX(c) }
+func (bash) Init(exe string) string        { return fill(bashHook, quotePOSIX(exe)) }
+func (bash) Alert(msg string) string       { return "printf '%s\\n' " + quotePOSIX(msg) + " >&2\n" }
+
+type zsh struct{}
+
+//go:embed hook.zsh
+var zshHook string
+
+func (zsh) Name() string                  { return "zsh" }
+func (zsh) Quote(s string) string         { return quotePOSIX(s) }
+func (zsh) Set(name, value string) string { return "export " + name + "=" + quotePOSIX(value) + "\n" }
+func (zsh) Unset(name string) string      { return "unset " + name + "\n" }
+func (zsh) Check(c Check) string          { return checkPOSIX(c) }
+func (zsh) Init(exe string) string        { return fill(zshHook, quotePOSIX(exe)) }
+func (zsh) Alert(msg string) string       { return "printf '%s\\n' " + quotePOSIX(msg) + " >&2\n" }
+
+// fill puts the already quoted executable into a hook template.
+func fill(tmpl, quotedExe string) string {
+	return strings.ReplaceAll(tmpl, "@CUDAENV@", quotedExe)
+}
