@@ -1,0 +1,137 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"cudaenv": func() { os.Exit(run(os.Args, os.Environ(), os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar. Each script gets a store, a
+// config and a cache under a $WORK path with a space, a quote and a dollar.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			base := filepath.Join(env.WorkDir, `ho me "q" $x`)
+			for _, d := range []string{"root", "config", "cache", "home"} {
+				if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+					return err
+				}
+			}
+			env.Setenv("BASE", base)
+			env.Setenv("CUDAENV_ROOT", filepath.Join(base, "root"))
+			env.Setenv("CUDAENV_CONFIG_DIR", filepath.Join(base, "config"))
+			env.Setenv("CUDAENV_CACHE_DIR", filepath.Join(base, "cache"))
+			env.Setenv("HOME", filepath.Join(base, "home"))
+			env.Setenv("SHARED", sharedDir())
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fakecuda":  cmdFakeCUDA,
+			"fakecudnn": cmdFakeCudnn,
+			"touchnew":  cmdTouchNew,
+		},
+	})
+}
+
+// sharedDir finds ../shared/ beside the checkout (real NVIDIA manifests).
+func sharedDir() string {
+	dir, _ := os.Getwd()
+	for d := dir; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(filepath.Join(d, "..", "shared", "nvidia")); err == nil && fi.IsDir() {
+			return filepath.Join(d, "..", "shared")
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// fakecuda [-installed] DIR VERSION: a small toolkit tree: bin/nvcc printing
+// its version, version.json, lib64/libcudart.so.MAJOR. With -installed, DIR
+// is taken as a store root and the toolkit is written as an installed entry
+// with a receipt.
+func cmdFakeCUDA(ts *testscript.TestScript, neg bool, args []string) {
+	installed := len(args) > 0 && args[0] == "-installed"
+	if installed {
+		args = args[1:]
+	}
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: fakecuda [-installed] DIR VERSION")
+	}
+	dir, ver := ts.MkAbs(args[0]), args[1]
+	if installed {
+		dir = filepath.Join(dir, "cuda", ver)
+	}
+	major, _, _ := strings.Cut(ver, ".")
+	parts := strings.Split(ver, ".")
+	release := parts[0] + "." + parts[1]
+	files := map[string]string{
+		"bin/nvcc":                    "#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\necho 'Cuda compilation tools, release " + release + ", V" + ver + "'\n",
+		"bin/ptxas":                   "#!/bin/sh\necho ptxas " + ver + "\n",
+		"version.json":                `{"cuda": {"name": "CUDA SDK", "version": "` + ver + `"}}`,
+		"lib64/libcudart.so." + major: "fake\n",
+		"include/cuda_runtime.h":      "// fake\n",
+	}
+	if installed {
+		r, _ := json.Marshal(map[string]any{"kind": "cuda", "version": ver, "source": "test", "installed": time.Now().UTC()})
+		files["receipt.json"] = string(r)
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(name, "bin/") {
+			mode = 0o755
+		}
+		ts.Check(os.WriteFile(p, []byte(body), mode))
+	}
+}
+
+// fakecudnn ROOT VERSION MAJOR: an installed cuDNN entry in store ROOT.
+func cmdFakeCudnn(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: fakecudnn ROOT VERSION CUDAMAJOR")
+	}
+	dir := filepath.Join(ts.MkAbs(args[0]), "cudnn", args[1]+"-cuda"+args[2])
+	v := strings.Split(args[1], ".")
+	r, _ := json.Marshal(map[string]any{"kind": "cudnn", "version": args[1], "source": "test", "installed": time.Now().UTC()})
+	files := map[string]string{
+		"include/cudnn_version.h": fmt.Sprintf("#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n", v[0], v[1], v[2]),
+		"lib/libcudnn.so." + v[0]: "fake\n",
+		"receipt.json":            string(r),
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
+		ts.Check(os.WriteFile(p, []byte(body), 0o644))
+	}
+}
+
+// touchnew FILE: set FILE's mtime clearly later than now, so an edit within
+// the same clock tick is still seen as an edit.
+func cmdTouchNew(ts *testscript.TestScript, neg bool, args []string) {
+	for _, a := range args {
+		t := time.Now().Add(2 * time.Second)
+		ts.Check(os.Chtimes(ts.MkAbs(a), t, t))
+	}
+}
+
+var _ = exec.Command
