@@ -1,0 +1,80 @@
+package detect
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Torch is the PyTorch installed for the active Python.
+type Torch struct {
+	Version string // torch.__version__: "2.5.1+cu124"
+	CUDA    string // torch.version.cuda: "12.4"; "" for a CPU-only build
+	Path    string // the version.py read
+	Python  string // the interpreter asked for sys.path
+}
+
+// ErrNoPython is returned by Torch when neither python3 nor python is on PATH.
+var ErrNoPython = fmt.Errorf("no python3 or python on PATH")
+
+const sysPathScript = `import sys; print("\n".join(sys.path))`
+
+// Torch finds PyTorch for the python3 (else python) on PATH without importing
+// it: it asks the interpreter for sys.path and reads the first
+// <dir>/torch/version.py. found is false when torch is not installed.
+func (h Host) Torch(ctx context.Context) (t Torch, found bool, err error) {
+	py := h.LookPath("python3")
+	if py == "" {
+		py = h.LookPath("python")
+	}
+	if py == "" {
+		return Torch{}, false, ErrNoPython
+	}
+	out, err := h.run(ctx, py, "-c", sysPathScript)
+	if err != nil {
+		return Torch{}, false, fmt.Errorf("%s sys.path: %s", py, firstLine(out, err))
+	}
+	for _, dir := range strings.Split(strings.ReplaceAll(string(out), "\r\n", "\n"), "\n") {
+		dir = strings.TrimSpace(dir)
+		if dir == "" || !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "/") {
+			continue // "" is the current directory, not an install
+		}
+		p := filepath.Join(dir, "torch", "version.py")
+		src, err := h.readFile(p)
+		if err != nil {
+			continue
+		}
+		v, cuda, err := ParseTorchVersionPy(src)
+		if err != nil {
+			return Torch{}, false, fmt.Errorf("%s: %w", p, err)
+		}
+		return Torch{Version: v, CUDA: cuda, Path: p, Python: py}, true, nil
+	}
+	return Torch{Python: py}, false, nil
+}
+
+var (
+	reTorchVersion = regexp.MustCompile(`(?m)^__version__\s*(?::[^=]*)?=\s*['"]([^'"]+)['"]`)
+	reTorchCUDA    = regexp.MustCompile(`(?m)^cuda\s*(?::[^=]*)?=\s*(?:['"]([^'"]*)['"]|None)`)
+)
+
+// ParseTorchVersionPy reads __version__ and cuda from the text of
+// torch/version.py, in either form PyTorch has written them:
+//
+//	__version__ = '2.5.1+cu124'
+//	cuda: Optional[str] = '12.4'
+//
+// cuda is "" for a CPU-only build (cuda = None).
+func ParseTorchVersionPy(src []byte) (version, cuda string, err error) {
+	m := reTorchVersion.FindSubmatch(src)
+	if m == nil {
+		return "", "", fmt.Errorf("no __version__ in torch/version.py")
+	}
+	version = string(m[1])
+	if c := reTorchCUDA.FindSubmatch(src); c != nil {
+		cuda = string(c[1])
+	}
+	return version, cuda, nil
+}
