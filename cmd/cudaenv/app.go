@@ -77,7 +77,7 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 		return report(e, hookEnv(e, args[2]))
 	}
 	app := newApp(e)
-	return report(e, app.Run(args))
+	return report(e, app.Run(interspersed(app, args)))
 }
 
 // report prints an error once, as "cudaenv: …", and picks the exit code.
@@ -109,8 +109,11 @@ func newApp(e *env) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return fmt.Errorf("%s; see: cudaenv %s --help", lower(err.Error()), c.Command.FullName())
 		},
-		CommandNotFound: func(c *cli.Context, name string) {
-			fmt.Fprintf(e.stderr, "cudaenv: unknown command %q; see: cudaenv --help\n", name)
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return fmt.Errorf("unknown command %q; see: cudaenv --help", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
 		},
 		Commands: commands(e),
 	}
@@ -185,4 +188,62 @@ func commands(e *env) []*cli.Command {
 	cmds = append(cmds, storeCommands(e)...)
 	cmds = append(cmds, envCommands(e)...)
 	return cmds
+}
+
+// interspersed moves a command's flags before its arguments, so that
+// "cudaenv uninstall 12.4.1 --force" works as users type it; urfave/cli
+// stops reading flags at the first argument.
+func interspersed(app *cli.App, args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	prefix := []string{args[0]}
+	rest := args[1:]
+	cmds := app.Commands
+	var cmd *cli.Command
+	for len(rest) > 0 {
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(rest[0]) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		cmd = next
+		prefix = append(prefix, rest[0])
+		rest = rest[1:]
+		cmds = cmd.Subcommands
+	}
+	if cmd == nil || cmd.SkipFlagParsing {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, positional []string
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			positional = append(positional, rest[i:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+				i++
+				flags = append(flags, rest[i])
+			}
+			continue
+		}
+		positional = append(positional, a)
+	}
+	out := append(prefix, flags...)
+	return append(out, positional...)
 }
