@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -155,9 +156,7 @@ func (ix *Index) fetchPage(ctx context.Context, name, pageURL string) (page *Pag
 		return nil, false, fmt.Errorf("read %s: %w", pageURL, err)
 	}
 	req.Header.Set("Accept", ix.accept)
-	if ix.userAgent != "" {
-		req.Header.Set("User-Agent", ix.userAgent)
-	}
+	ix.setHeaders(req)
 	resp, err := ix.client.Do(req)
 	if err != nil {
 		return nil, true, fmt.Errorf("read %s: %w", pageURL, err)
@@ -447,4 +446,48 @@ func stripTags(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// fileSize asks a file server for the size of url: HEAD's Content-Length,
+// else the total of a Content-Range answer to a one-byte range request.
+// It returns 0 when neither says.
+func (ix *Index) fileSize(ctx context.Context, rawURL string) int64 {
+	if req, err := http.NewRequestWithContext(ctx, http.MethodHead, rawURL, nil); err == nil {
+		ix.setHeaders(req)
+		if resp, err := ix.client.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && resp.ContentLength > 0 {
+				return resp.ContentLength
+			}
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return 0
+	}
+	ix.setHeaders(req)
+	req.Header.Set("Range", "bytes=0-0")
+	resp, err := ix.client.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusPartialContent {
+		return 0
+	}
+	_, total, ok := strings.Cut(resp.Header.Get("Content-Range"), "/")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(total), 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+func (ix *Index) setHeaders(req *http.Request) {
+	if ix.userAgent != "" {
+		req.Header.Set("User-Agent", ix.userAgent)
+	}
 }

@@ -243,6 +243,10 @@ type Resolution struct {
 // and picks its wheel for platform. An optional requirement whose project or
 // wheel is missing is skipped and reported; any other failure fails the
 // whole resolution, with every failing requirement named.
+//
+// PEP 503 HTML pages carry no file sizes; for those wheels Resolve asks the
+// file server (HEAD, else a one-byte range request), and leaves Size 0 when
+// the server does not say.
 func (ix *Index) Resolve(ctx context.Context, platform string, reqs []Requirement) (Resolution, error) {
 	type result struct {
 		art Artifact
@@ -266,6 +270,9 @@ func (ix *Index) Resolve(ctx context.Context, platform string, reqs []Requiremen
 			if err != nil {
 				results[i].err = err
 				return
+			}
+			if f.Size == 0 {
+				f.Size = ix.fileSize(ctx, f.URL)
 			}
 			results[i].art = Artifact{
 				Component: r.Component, Project: page.Project, Version: r.Version, Platform: platform,

@@ -163,3 +163,47 @@ func TestResolveSkipsOptionalMissesAndFailsOnRequiredOnes(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestResolveAsksTheFileServerForSizesAnHTMLPageLacks(t *testing.T) {
+	tests := []struct {
+		name string
+		file http.HandlerFunc
+		want int64
+	}{
+		{"HEAD gives the length", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "1234")
+		}, 1234},
+		{"no HEAD but ranges", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodHead {
+				http.Error(w, "no", http.StatusMethodNotAllowed)
+				return
+			}
+			w.Header().Set("Content-Range", "bytes 0-0/5678")
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write([]byte("x"))
+		}, 5678},
+		{"neither says", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "no", http.StatusForbidden)
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mux := http.NewServeMux()
+			mux.HandleFunc("/simple/p/", func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprintf(w, `<a href="/f/p-1.0-py3-none-manylinux2014_x86_64.whl#sha256=%s">p-1.0-py3-none-manylinux2014_x86_64.whl</a>`, hashA)
+			})
+			mux.HandleFunc("/f/", tt.file)
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			ix, _ := NewIndex(srv.URL + "/simple/")
+			res, err := ix.Resolve(context.Background(), LinuxX86_64, []Requirement{{Component: "c", Project: "p", Version: "1.0"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Artifacts[0].Size; got != tt.want {
+				t.Fatalf("size = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
