@@ -23,7 +23,7 @@ __cudaenv_hook() {
 case ";${PROMPT_COMMAND[*]-};" in
   *__cudaenv_hook*) ;;
   *)
-    if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+    if [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
       PROMPT_COMMAND=(__cudaenv_hook "${PROMPT_COMMAND[@]}")
     else
       PROMPT_COMMAND="__cudaenv_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}"

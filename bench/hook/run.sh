@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Prompt-hook cost benchmark (BENCHMARKS.md, "Shell hook").
+#
+# Measures, in one bash process with $EPOCHREALTIME, the mean cost per prompt of:
+#   bare      - a prompt with an empty PROMPT_COMMAND function (the baseline)
+#   idle      - cudaenv's hook when nothing changed (the common case)
+#   cd        - cudaenv's hook after a directory change (one binary start)
+#   direnv    - `eval "$(direnv export bash)"` in a directory without .envrc
+#               (what direnv's own hook runs at every prompt), if installed
+# and prints each as microseconds and as a ratio to direnv's cost.
+# Usage: bench/hook/run.sh [iterations]   (default 2000; direnv/cd use 1/10)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+n=${1:-2000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+go build -o "$work/bin/cudaenv" "$repo/cmd/cudaenv"
+export CUDAENV_ROOT="$work/root" CUDAENV_CONFIG_DIR="$work/config" CUDAENV_CACHE_DIR="$work/cache"
+export PATH="$work/bin:$PATH"
+# A realistic depth: the project sits six levels below /.
+proj="$work/home/user/src/team/project"
+mkdir -p "$proj/sub" "$CUDAENV_ROOT/cuda/12.4.1/bin" "$CUDAENV_ROOT/cuda/12.4.1/lib64"
+echo '{"kind":"cuda","version":"12.4.1","source":"bench"}' > "$CUDAENV_ROOT/cuda/12.4.1/receipt.json"
+echo 12.4 > "$proj/.cuda-version"
+
+bash --norc --noprofile -c '
+set -u
+n=$1 proj=$2
+eval "$(cudaenv init bash)"
+bare_hook() { local rc=$?; return $rc; }
+per() { # name iterations start end
+  local us=$(( (${4/./} - ${3/./}) ))
+  printf "%s %d\n" "$1" $(( us * 1000 / $2 ))   # nanoseconds per call
+}
+cd "$proj"; __cudaenv_hook; __cudaenv_hook
+
+t0=$EPOCHREALTIME; for ((i=0;i<n;i++)); do bare_hook; done; t1=$EPOCHREALTIME
+per bare "$n" "$t0" "$t1"
+
+t0=$EPOCHREALTIME; for ((i=0;i<n;i++)); do __cudaenv_hook; done; t1=$EPOCHREALTIME
+per idle "$n" "$t0" "$t1"
+
+m=$(( n / 10 ))
+t0=$EPOCHREALTIME
+for ((i=0;i<m;i++)); do
+  if (( i % 2 )); then cd "$proj"; else cd "$proj/sub"; fi
+  __cudaenv_hook
+done
+t1=$EPOCHREALTIME
+per cd "$m" "$t0" "$t1"
+
+if command -v direnv >/dev/null; then
+  cd "$proj"
+  t0=$EPOCHREALTIME; for ((i=0;i<m;i++)); do eval "$(direnv export bash)"; done; t1=$EPOCHREALTIME
+  per direnv "$m" "$t0" "$t1"
+fi
+' bash "$n" "$proj" | awk '
+  { ns[$1] = $2; order[++k] = $1 }
+  END {
+    printf "%-8s %12s %12s %14s\n", "case", "us/prompt", "added_us", "vs_direnv"
+    for (i = 1; i <= k; i++) {
+      c = order[i]
+      added = (c == "bare") ? 0 : ns[c] - ns["bare"]
+      ratio = ("direnv" in ns) ? sprintf("%.4f", (ns[c] - ns["bare"]) / (ns["direnv"] - ns["bare"])) : "n/a"
+      printf "%-8s %12.1f %12.1f %14s\n", c, ns[c] / 1000, added / 1000, ratio
+    }
+  }'
