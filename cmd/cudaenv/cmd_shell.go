@@ -205,6 +205,7 @@ func mtimeRef(dir string, t time.Time) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return ""
 	}
+	pruneRefs(dir)
 	f, err := os.CreateTemp(dir, ".ref-")
 	if err != nil {
 		return ""
@@ -215,4 +216,24 @@ func mtimeRef(dir string, t time.Time) string {
 		return ""
 	}
 	return p
+}
+
+// maxRefs bounds the stamps folder. Past it every reference is removed: a
+// shell whose reference is gone sees its check fail once (test -nt is true
+// against a missing file) and the hook makes a new one.
+const maxRefs = 1000
+
+func pruneRefs(dir string) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(maxRefs + 1)
+	f.Close()
+	if len(names) <= maxRefs {
+		return
+	}
+	for _, n := range names {
+		os.Remove(filepath.Join(dir, n))
+	}
 }
