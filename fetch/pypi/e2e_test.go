@@ -207,3 +207,32 @@ func (r *rangeReader) get(from, to int64) ([]byte, error) {
 	}
 	return io.ReadAll(resp.Body)
 }
+
+// TestE2EListWheel logs the entries of real wheels without downloading
+// them: CUDAENV_E2E_PYPI_LIST="nvidia-cuda-nvcc==13.0.48 nvidia-nvvm==13.0.48"
+// (linux-x86_64).
+func TestE2EListWheel(t *testing.T) {
+	ix := e2eIndex(t)
+	specs := strings.Fields(os.Getenv("CUDAENV_E2E_PYPI_LIST"))
+	if len(specs) == 0 {
+		t.Skip("set CUDAENV_E2E_PYPI_LIST to project==version pairs")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, spec := range specs {
+		project, version, ok := strings.Cut(spec, "==")
+		if !ok {
+			t.Fatalf("%q is not project==version", spec)
+		}
+		res, err := ix.Resolve(ctx, LinuxX86_64, []Requirement{{Component: project, Project: project, Version: version}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := res.Artifacts[0]
+		entries, err := listRemoteZip(ctx, a.URL, a.Size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s:\n%s", a.Filename, strings.Join(entries, "\n"))
+	}
+}
