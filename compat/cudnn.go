@@ -89,3 +89,12 @@ func ParseCudnnVariant(s string) int {
 	s = strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(s), "cuda"), "cu")
 	return Major(s)
 }
+
+// CudnnReleases returns every cuDNN release in the table, oldest first.
+func CudnnReleases() []CudnnRelease {
+	out := make([]CudnnRelease, 0, len(cudnnRows))
+	for _, r := range cudnnRows {
+		out = append(out, CudnnRelease{Label: r.label, Version: r.version, CUDAMajors: append([]int(nil), r.cudaMajors...), Exact: true, Source: r.source})
+	}
+	return out
+}

@@ -53,3 +53,12 @@ func TestCudnnVariantNames(t *testing.T) {
 		}
 	}
 }
+
+func TestCudnnReleasesAreOldestFirst(t *testing.T) {
+	rs := CudnnReleases()
+	for i := 1; i < len(rs); i++ {
+		if CompareVersions(rs[i-1].Label, rs[i].Label) >= 0 {
+			t.Fatalf("%s before %s", rs[i-1].Label, rs[i].Label)
+		}
+	}
+}
