@@ -1,0 +1,491 @@
+package fetch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultBase is NVIDIA's server; a mirror replaces it.
+const DefaultBase = "https://developer.download.nvidia.com/compute"
+
+// IndexTTL is how long a cached release index or manifest is used without
+// asking the server again.
+const IndexTTL = 24 * time.Hour
+
+// ErrOffline is wrapped by errors caused by Client.Offline: something is
+// not in the cache.
+var ErrOffline = errors.New("offline")
+
+// Client talks to NVIDIA's redist server or a mirror of it. The zero value
+// works (NVIDIA's server, no cache); set CacheDir to keep the index,
+// manifests and verified archives between runs.
+type Client struct {
+	// Base replaces DefaultBase: an http(s):// or file:// URL laid out like
+	// NVIDIA's (Base/<product>/redist/...).
+	Base string
+	// HTTP is used for http(s) URLs; nil means a client with dial and
+	// response-header timeouts.
+	HTTP *http.Client
+	// CacheDir holds index/, manifests/ and archives/<sha256>. Empty: no
+	// index cache, and archives are downloaded into a temporary directory
+	// that Fetch removes.
+	CacheDir string
+	// Offline uses only the cache: the index and manifests whatever their
+	// age, archives by sha256. Anything missing is an error wrapping
+	// ErrOffline.
+	Offline bool
+	// Jobs is the number of parallel downloads; <= 0 means
+	// max(4, runtime.NumCPU()).
+	Jobs int
+	// Unpackers is the number of archives decompressed and extracted at
+	// once; <= 0 means min(runtime.NumCPU(), 4). Each holds its archive's
+	// xz dictionary (8 MiB for xz -6) plus about 1 MiB of buffers.
+	Unpackers int
+	// Progress, if not nil, is told about bytes and components.
+	Progress Progress
+	// Retries is how often a failed transfer is retried (timeouts, resets,
+	// short bodies, 5xx); 0 means 4, < 0 means never.
+	Retries int
+	// RetryDelay is the first backoff delay, doubled on every retry (capped
+	// at 30s); 0 means 500ms.
+	RetryDelay time.Duration
+	// StallTimeout aborts (and retries) a transfer that receives nothing for
+	// this long; 0 means 60s.
+	StallTimeout time.Duration
+	// UserAgent is sent with every request; empty means "cudaenv".
+	UserAgent string
+	// Now is the clock for cache ages; nil means time.Now.
+	Now func() time.Time
+}
+
+// Progress receives download and extraction progress. Implementations must
+// be safe for concurrent use: Add and ComponentDone are called from many
+// goroutines.
+type Progress interface {
+	// Start is called once with the bytes to obtain (archives already in the
+	// cache included) and the number of components.
+	Start(totalBytes int64, components int)
+	// Add reports bytes obtained (downloaded, or found in the cache).
+	Add(bytes int64)
+	// ComponentDone reports a component verified and extracted.
+	ComponentDone(id string)
+	// Finish is called once when Fetch returns, also on failure.
+	Finish()
+}
+
+func (c *Client) base() string {
+	b := c.Base
+	if b == "" {
+		b = DefaultBase
+	}
+	return strings.TrimRight(b, "/")
+}
+
+// ProductURL returns the directory holding a product's manifests and
+// archives, ending in "/".
+func (c *Client) ProductURL(p Product) string {
+	return c.base() + "/" + url.PathEscape(string(p)) + "/redist/"
+}
+
+func (c *Client) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Client) jobs() int {
+	if c.Jobs > 0 {
+		return c.Jobs
+	}
+	return max(4, runtime.NumCPU())
+}
+
+func (c *Client) unpackers() int {
+	if c.Unpackers > 0 {
+		return c.Unpackers
+	}
+	return min(runtime.NumCPU(), 4)
+}
+
+func (c *Client) retries() int {
+	switch {
+	case c.Retries < 0:
+		return 0
+	case c.Retries == 0:
+		return 4
+	}
+	return c.Retries
+}
+
+func (c *Client) retryDelay(attempt int) time.Duration {
+	d := c.RetryDelay
+	if d <= 0 {
+		d = 500 * time.Millisecond
+	}
+	for i := 0; i < attempt && d < 30*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 30*time.Second)
+}
+
+func (c *Client) stallTimeout() time.Duration {
+	if c.StallTimeout > 0 {
+		return c.StallTimeout
+	}
+	return 60 * time.Second
+}
+
+var defaultHTTP = &http.Client{Transport: func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = 60 * time.Second
+	t.MaxIdleConnsPerHost = 16
+	return t
+}()}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return defaultHTTP
+}
+
+// cacheKey separates the index and manifest caches of different bases.
+func (c *Client) cacheKey() string {
+	sum := sha256.Sum256([]byte(c.base()))
+	return hex.EncodeToString(sum[:6])
+}
+
+// escapePath escapes each segment of a slash-separated path for a URL.
+func escapePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// statusError is a non-2xx HTTP answer.
+type statusError struct {
+	code   int
+	status string
+}
+
+func (e *statusError) Error() string { return e.status }
+
+// retryable reports whether err is worth another attempt.
+func retryable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.code >= 500 || se.code == http.StatusTooManyRequests || se.code == http.StatusRequestTimeout
+	}
+	var fatal *fatalError
+	if errors.As(err, &fatal) {
+		return false
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errStalled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.EOF) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var ue *url.Error
+	return errors.As(err, &ue) // transport-level failures
+}
+
+// fatalError marks failures that no retry can fix (checksum, size).
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }
+
+var errStalled = errors.New("transfer stalled")
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// filePath maps a file:// URL to a local path.
+func filePath(u string) (string, error) {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return "", err
+	}
+	if pu.Host != "" && pu.Host != "localhost" {
+		return "", fmt.Errorf("file URL %s names a host", u)
+	}
+	p := pu.Path
+	if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+		p = p[1:]
+	}
+	return filepath.FromSlash(p), nil
+}
+
+func isFileURL(u string) bool { return strings.HasPrefix(strings.ToLower(u), "file://") }
+
+// getSmall fetches a small document (listing, manifest) into memory, with
+// retries.
+func (c *Client) getSmall(ctx context.Context, u string) ([]byte, error) {
+	if isFileURL(u) {
+		p, err := filePath(u)
+		if err != nil {
+			return nil, err
+		}
+		if strings.HasSuffix(u, "/") {
+			return listDir(p)
+		}
+		return os.ReadFile(p)
+	}
+	var last error
+	for attempt := 0; ; attempt++ {
+		data, err := c.getOnce(ctx, u)
+		if err == nil {
+			return data, nil
+		}
+		last = err
+		if !retryable(err) || attempt >= c.retries() {
+			return nil, last
+		}
+		if err := sleep(ctx, c.retryDelay(attempt)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+const maxSmall = 64 << 20
+
+func (c *Client) getOnce(ctx context.Context, u string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.setHeaders(req)
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, &statusError{resp.StatusCode, resp.Status}
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSmall+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxSmall {
+		return nil, &fatalError{fmt.Errorf("larger than %d bytes", maxSmall)}
+	}
+	return data, nil
+}
+
+func (c *Client) setHeaders(req *http.Request) {
+	ua := c.UserAgent
+	if ua == "" {
+		ua = "cudaenv"
+	}
+	req.Header.Set("User-Agent", ua)
+}
+
+// listDir renders a local directory like a web server's listing.
+func listDir(dir string) ([]byte, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, e := range ents {
+		fmt.Fprintf(&b, "<a href='%s'>%s</a>\n", e.Name(), e.Name())
+	}
+	return []byte(b.String()), nil
+}
+
+var releaseLinkRE = regexp.MustCompile(`redistrib_([0-9]+(?:\.[0-9]+)*)\.json`)
+
+// parseIndex returns the versions of every redistrib_<version>.json link
+// in a directory listing, oldest first.
+func parseIndex(listing []byte) []string {
+	var vs []string
+	for _, m := range releaseLinkRE.FindAllSubmatch(listing, -1) {
+		vs = append(vs, string(m[1]))
+	}
+	return sortVersions(vs)
+}
+
+type indexCache struct {
+	Base     string    `json:"base"`
+	Fetched  time.Time `json:"fetched"`
+	Releases []string  `json:"releases"`
+}
+
+func (c *Client) indexPath(p Product) string {
+	return filepath.Join(c.CacheDir, "index", c.cacheKey(), string(p)+".json")
+}
+
+// Releases lists a product's releases, oldest first, from the server's
+// directory listing (every link redistrib_<version>.json). The list is
+// cached for IndexTTL; refresh asks the server anyway. Offline uses the
+// cache whatever its age.
+func (c *Client) Releases(ctx context.Context, p Product, refresh bool) ([]string, error) {
+	if err := checkProduct(p); err != nil {
+		return nil, err
+	}
+	var cached *indexCache
+	if c.CacheDir != "" {
+		if data, err := os.ReadFile(c.indexPath(p)); err == nil {
+			var ic indexCache
+			if json.Unmarshal(data, &ic) == nil && ic.Base == c.base() && len(ic.Releases) > 0 {
+				cached = &ic
+			}
+		}
+	}
+	if c.Offline {
+		if cached == nil {
+			return nil, fmt.Errorf("%w: no cached release index for %s; run without --offline", ErrOffline, p)
+		}
+		return cached.Releases, nil
+	}
+	if cached != nil && !refresh {
+		age := c.now().Sub(cached.Fetched)
+		if age >= 0 && age < IndexTTL {
+			return cached.Releases, nil
+		}
+	}
+	u := c.ProductURL(p)
+	listing, err := c.getSmall(ctx, u)
+	if err != nil {
+		return nil, fmt.Errorf("list %s releases: %w: %s", p, err, u)
+	}
+	vs := parseIndex(listing)
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("list %s releases: no redistrib_<version>.json links in %s", p, u)
+	}
+	if c.CacheDir != "" {
+		data, _ := json.MarshalIndent(indexCache{Base: c.base(), Fetched: c.now().UTC(), Releases: vs}, "", "  ")
+		if err := writeFileAtomic(c.indexPath(p), data); err != nil {
+			return nil, fmt.Errorf("cache %s release index: %w", p, err)
+		}
+	}
+	return vs, nil
+}
+
+func checkProduct(p Product) error {
+	if p == "" || strings.ContainsAny(string(p), "/\\.:?#% ") {
+		return fmt.Errorf("invalid product %q", p)
+	}
+	return nil
+}
+
+func (c *Client) manifestPath(p Product, version string) string {
+	return filepath.Join(c.CacheDir, "manifests", c.cacheKey(), string(p), "redistrib_"+version+".json")
+}
+
+// Manifest fetches and decodes redistrib_<version>.json of a product and
+// fills every artifact's URL. The raw manifest is cached; a cached copy
+// younger than IndexTTL is used without asking the server, and Offline uses
+// it whatever its age.
+func (c *Client) Manifest(ctx context.Context, p Product, version string) (*Manifest, error) {
+	if err := checkProduct(p); err != nil {
+		return nil, err
+	}
+	if !versionRE.MatchString(version) {
+		return nil, fmt.Errorf("invalid %s version %q", p, version)
+	}
+	name := "redistrib_" + version + ".json"
+	u := c.ProductURL(p) + name
+	var data []byte
+	if c.CacheDir != "" {
+		cp := c.manifestPath(p, version)
+		if st, err := os.Stat(cp); err == nil {
+			age := c.now().Sub(st.ModTime())
+			if c.Offline || (age >= 0 && age < IndexTTL) {
+				if d, err := os.ReadFile(cp); err == nil {
+					data = d
+				}
+			}
+		}
+	}
+	fromCache := data != nil
+	if data == nil {
+		if c.Offline {
+			return nil, fmt.Errorf("%w: %s %s manifest is not in the cache; run without --offline", ErrOffline, p, version)
+		}
+		var err error
+		data, err = c.getSmall(ctx, u)
+		if err != nil {
+			var se *statusError
+			if errors.As(err, &se) && se.code == http.StatusNotFound {
+				return nil, fmt.Errorf("%s %s: no such release (%s): %s", p, version, se.status, u)
+			}
+			return nil, fmt.Errorf("get %s %s manifest: %w: %s", p, version, err, u)
+		}
+	}
+	m, err := Decode(data, version)
+	if err != nil {
+		if fromCache {
+			_ = os.Remove(c.manifestPath(p, version))
+		}
+		return nil, fmt.Errorf("%w: %s", err, u)
+	}
+	if !fromCache && c.CacheDir != "" {
+		cp := c.manifestPath(p, version)
+		if err := writeFileAtomic(cp, data); err != nil {
+			return nil, fmt.Errorf("cache %s %s manifest: %w", p, version, err)
+		}
+		now := c.now()
+		_ = os.Chtimes(cp, now, now)
+	}
+	m.setURLs(c.ProductURL(p))
+	return m, nil
+}
+
+// writeFileAtomic writes data to a temporary file next to name and renames
+// it into place.
+func writeFileAtomic(name string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), name); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,349 @@
+package fetch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// label names an artifact in messages: "cuda_nvcc 12.4.131", "cudnn 9.5.1.17 (cuda12)".
+func (a *Artifact) label() string {
+	s := a.Component + " " + a.Version
+	if a.Variant != "" {
+		s += " (" + a.Variant + ")"
+	}
+	return s
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	return h
+}
+
+// cachedArchive returns the path of a's verified archive in dir, or "" when
+// it is not there (or no longer matches, in which case it is removed).
+// A cached archive is re-hashed before use: the cache directory is not
+// trusted more than the network.
+func cachedArchive(dir string, a *Artifact) (string, error) {
+	p := filepath.Join(dir, a.SHA256)
+	st, err := os.Stat(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if st.Size() == a.Size && st.Mode().IsRegular() {
+		if sum, err := hashFile(p); err == nil && sum == a.SHA256 {
+			return p, nil
+		}
+	}
+	// Corrupt or foreign: drop it so it is downloaded again.
+	if err := os.RemoveAll(p); err != nil {
+		return "", err
+	}
+	return "", nil
+}
+
+func hashFile(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, f, make([]byte, 256<<10)); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// download puts a verified copy of a at dir/<sha256>, resuming from
+// dir/<sha256>.part, and returns its path.
+func (c *Client) download(ctx context.Context, a *Artifact, dir string, prog Progress) (string, error) {
+	final := filepath.Join(dir, a.SHA256)
+	part := final + ".part"
+	f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("download %s: %w", a.label(), err)
+	}
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+	}()
+	d := &dl{c: c, a: a, f: f, prog: prog}
+	if err := d.resumeState(); err != nil {
+		return "", fmt.Errorf("download %s: %w", a.label(), err)
+	}
+	restarted := false
+	for attempt := 0; ; attempt++ {
+		err := d.transfer(ctx)
+		if err == nil && d.off == a.Size {
+			if got := hex.EncodeToString(d.h.Sum(nil)); got != a.SHA256 {
+				resumed := d.resumed
+				if terr := d.reset(); terr != nil {
+					return "", terr
+				}
+				if resumed && !restarted {
+					// The kept part may have come from elsewhere: one clean try.
+					restarted = true
+					continue
+				}
+				os.Remove(part)
+				return "", fmt.Errorf("verify %s: sha256 mismatch (want %s, got %s): %s", a.Component, short(a.SHA256), short(got), a.URL)
+			}
+			break
+		}
+		if err == nil {
+			err = fmt.Errorf("transfer ended at %d of %d bytes", d.off, a.Size)
+		}
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		var se *statusError
+		if errors.As(err, &se) && se.code == http.StatusNotFound {
+			return "", fmt.Errorf("download %s: %s: %s", a.label(), se.status, a.URL)
+		}
+		if !retryable(err) || attempt >= c.retries() {
+			return "", fmt.Errorf("download %s: %w: %s", a.label(), err, a.URL)
+		}
+		if err := sleep(ctx, c.retryDelay(attempt)); err != nil {
+			return "", err
+		}
+	}
+	if err := f.Close(); err != nil {
+		f = nil
+		return "", fmt.Errorf("download %s: %w", a.label(), err)
+	}
+	f = nil
+	if err := os.Rename(part, final); err != nil {
+		return "", fmt.Errorf("download %s: %w", a.label(), err)
+	}
+	return final, nil
+}
+
+// dl is one artifact's transfer state: f holds off bytes whose hash is h.
+type dl struct {
+	c       *Client
+	a       *Artifact
+	f       *os.File
+	prog    Progress
+	h       hash.Hash
+	off     int64
+	resumed bool // the bytes in f did not all come from one response
+}
+
+// resumeState hashes what an earlier run left in the part file.
+func (d *dl) resumeState() error {
+	d.h = sha256.New()
+	st, err := d.f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() > d.a.Size {
+		return d.reset()
+	}
+	if st.Size() > 0 {
+		if _, err := d.f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		n, err := io.CopyBuffer(d.h, io.LimitReader(d.f, st.Size()), make([]byte, 256<<10))
+		if err != nil {
+			return err
+		}
+		d.off = n
+		d.resumed = true
+		d.add(n)
+	}
+	return nil
+}
+
+func (d *dl) add(n int64) {
+	if d.prog != nil && n != 0 {
+		d.prog.Add(n)
+	}
+}
+
+// reset empties the part file.
+func (d *dl) reset() error {
+	if err := d.f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := d.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	d.add(-d.off)
+	d.off = 0
+	d.h = sha256.New()
+	d.resumed = false
+	return nil
+}
+
+// transfer appends the rest of the archive to f. It returns nil when the
+// source ended cleanly; d.off then says how far it got.
+func (d *dl) transfer(ctx context.Context) error {
+	if _, err := d.f.Seek(d.off, io.SeekStart); err != nil {
+		return err
+	}
+	if isFileURL(d.a.URL) {
+		return d.fromFile()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var stalled atomic.Bool
+	stall := d.c.stallTimeout()
+	timer := time.AfterFunc(stall, func() { stalled.Store(true); cancel() })
+	defer timer.Stop()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.a.URL, nil)
+	if err != nil {
+		return &fatalError{err}
+	}
+	d.c.setHeaders(req)
+	if d.off > 0 {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(d.off, 10)+"-")
+	}
+	resp, err := d.c.httpClient().Do(req)
+	if err != nil {
+		if stalled.Load() {
+			return errStalled
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && d.off > 0:
+		start, total, ok := parseContentRange(resp.Header.Get("Content-Range"))
+		if !ok || start != d.off {
+			// Not the range asked for: start over.
+			if err := d.reset(); err != nil {
+				return err
+			}
+			return fmt.Errorf("server answered a different range (%q): %w", resp.Header.Get("Content-Range"), io.ErrUnexpectedEOF)
+		}
+		if total >= 0 && total != d.a.Size {
+			return &fatalError{fmt.Errorf("size mismatch (want %d, server has %d)", d.a.Size, total)}
+		}
+		d.resumed = true
+	case resp.StatusCode == http.StatusOK:
+		if d.off > 0 { // Range ignored: start over.
+			if err := d.reset(); err != nil {
+				return err
+			}
+		}
+		if resp.ContentLength >= 0 && resp.ContentLength != d.a.Size {
+			return &fatalError{fmt.Errorf("size mismatch (want %d, server has %d)", d.a.Size, resp.ContentLength)}
+		}
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
+		if err := d.reset(); err != nil {
+			return err
+		}
+		return fmt.Errorf("server refused range: %w", io.ErrUnexpectedEOF)
+	default:
+		return &statusError{resp.StatusCode, resp.Status}
+	}
+	err = d.copyFrom(resp.Body, func() { timer.Reset(stall) })
+	if err != nil && stalled.Load() {
+		return errStalled
+	}
+	return err
+}
+
+func (d *dl) fromFile() error {
+	p, err := filePath(d.a.URL)
+	if err != nil {
+		return &fatalError{err}
+	}
+	src, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return &statusError{http.StatusNotFound, "404 Not Found"}
+	}
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	st, err := src.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() != d.a.Size {
+		return &fatalError{fmt.Errorf("size mismatch (want %d, file has %d)", d.a.Size, st.Size())}
+	}
+	if _, err := src.Seek(d.off, io.SeekStart); err != nil {
+		return err
+	}
+	return d.copyFrom(src, func() {})
+}
+
+// copyFrom appends r to f and the hash, never past the expected size.
+func (d *dl) copyFrom(r io.Reader, tick func()) error {
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			tick()
+			if d.off+int64(n) > d.a.Size {
+				return &fatalError{fmt.Errorf("size mismatch (want %d, server sent more)", d.a.Size)}
+			}
+			if _, werr := d.f.Write(buf[:n]); werr != nil {
+				return &fatalError{werr}
+			}
+			d.h.Write(buf[:n])
+			d.off += int64(n)
+			d.add(int64(n))
+		}
+		if err == io.EOF {
+			if d.off < d.a.Size {
+				// The response was complete but the archive is not: the
+				// server's file differs from the manifest.
+				return &fatalError{fmt.Errorf("size mismatch (want %d, got %d)", d.a.Size, d.off)}
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// parseContentRange parses "bytes start-end/total" (total may be "*": -1).
+func parseContentRange(s string) (start, total int64, ok bool) {
+	rest, found := strings.CutPrefix(s, "bytes ")
+	if !found {
+		return 0, 0, false
+	}
+	rng, tot, found := strings.Cut(rest, "/")
+	if !found {
+		return 0, 0, false
+	}
+	first, _, found := strings.Cut(rng, "-")
+	if !found {
+		return 0, 0, false
+	}
+	start, err := strconv.ParseInt(first, 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	if tot == "*" {
+		return start, -1, true
+	}
+	total, err = strconv.ParseInt(tot, 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	return start, total, true
+}

@@ -1,0 +1,318 @@
+package fetch
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Result describes what Fetch installed.
+type Result struct {
+	Platform   string
+	Components []InstalledComponent // in the order of Fetch's artifacts
+}
+
+// InstalledComponent is one artifact merged into the tree.
+type InstalledComponent struct {
+	ID           string
+	Name         string
+	Version      string
+	Variant      string
+	Platform     string
+	License      string
+	RelativePath string
+	SHA256       string // of the archive
+	Size         int64  // of the archive
+}
+
+// Fetch downloads the artifacts in parallel (Jobs), verifies each for size
+// and sha256 before any of it is extracted, keeps verified archives in
+// CacheDir/archives/<sha256>, and extracts them into dest (created if
+// needed) while other downloads continue (Unpackers at once, largest
+// first). Each archive's top folder is stripped and the trees are merged;
+// where archives overlap, the one later in arts wins. Entries that could
+// escape dest (.., absolute paths, links leading outside, device files)
+// fail the whole Fetch. For linux platforms LinkLinuxLayout runs last.
+//
+// A cached archive is re-hashed before it is used; a partial download
+// (CacheDir/archives/<sha256>.part) is resumed with an HTTP Range request.
+// Callers must not run two Fetches sharing a CacheDir on the same archive
+// at once (cudaenv's store lock serialises installs). On error dest holds
+// an unspecified part of the tree and should be discarded.
+func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *Result, err error) {
+	if len(arts) == 0 {
+		return nil, errors.New("fetch: no artifacts")
+	}
+	platform := ""
+	for i := range arts {
+		a := &arts[i]
+		if err := a.check(); err != nil {
+			return nil, fmt.Errorf("fetch: %w", err)
+		}
+		if a.Platform == "source" || a.Platform == "linux-all" || a.Platform == "" {
+			continue
+		}
+		if platform != "" && platform != a.Platform {
+			return nil, fmt.Errorf("fetch: artifacts for two platforms (%s, %s)", platform, a.Platform)
+		}
+		platform = a.Platform
+	}
+	dest, err = filepath.Abs(dest)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
+	}
+
+	archiveDir := ""
+	if c.CacheDir != "" {
+		archiveDir = filepath.Join(c.CacheDir, "archives")
+		if err := os.MkdirAll(archiveDir, 0o755); err != nil {
+			return nil, fmt.Errorf("fetch: %w", err)
+		}
+	} else {
+		if c.Offline {
+			return nil, fmt.Errorf("%w: no cache directory; run without --offline", ErrOffline)
+		}
+		archiveDir, err = os.MkdirTemp("", "cudaenv-fetch-")
+		if err != nil {
+			return nil, fmt.Errorf("fetch: %w", err)
+		}
+		defer os.RemoveAll(archiveDir)
+	}
+
+	if c.Offline {
+		var missing []string
+		for i := range arts {
+			st, err := os.Stat(filepath.Join(archiveDir, arts[i].SHA256))
+			if err != nil || st.Size() != arts[i].Size {
+				missing = append(missing, arts[i].label())
+			}
+		}
+		if len(missing) > 0 {
+			verb := "is"
+			if len(missing) > 1 {
+				verb = "are"
+			}
+			return nil, fmt.Errorf("%w: %s %s not in the cache; run without --offline", ErrOffline, strings.Join(missing, ", "), verb)
+		}
+	}
+
+	prog := c.Progress
+	if prog != nil {
+		var total int64
+		for i := range arts {
+			total += arts[i].Size
+		}
+		prog.Start(total, len(arts))
+		defer prog.Finish()
+	}
+
+	parent := ctx
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		errOnce  sync.Once
+		firstErr error
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err; cancel(err) })
+	}
+
+	// Largest first: the longest decode starts earliest.
+	order := make([]int, len(arts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return arts[order[i]].Size > arts[order[j]].Size })
+
+	ready := &readyQueue{arts: arts, signal: make(chan struct{}, len(arts))}
+	obtain := &obtainer{c: c, dir: archiveDir, prog: prog, done: map[string]*obtained{}}
+
+	var dlWG, exWG sync.WaitGroup
+	todo := make(chan int, len(arts))
+	for _, i := range order {
+		todo <- i
+	}
+	close(todo)
+	for w := 0; w < min(c.jobs(), len(arts)); w++ {
+		dlWG.Add(1)
+		go func() {
+			defer dlWG.Done()
+			for i := range todo {
+				if ctx.Err() != nil {
+					return
+				}
+				p, err := obtain.get(ctx, &arts[i])
+				if err != nil {
+					fail(err)
+					return
+				}
+				ready.push(i, p)
+			}
+		}()
+	}
+	m := newMerger(dest)
+	var remaining atomic.Int64
+	remaining.Store(int64(len(arts)))
+	allDone := make(chan struct{})
+	for w := 0; w < min(c.unpackers(), len(arts)); w++ {
+		exWG.Add(1)
+		go func() {
+			defer exWG.Done()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-ready.signal:
+				}
+				i, p := ready.pop()
+				a := &arts[i]
+				if err := m.extract(ctx, p, a, i); err != nil {
+					if ctx.Err() == nil {
+						fail(fmt.Errorf("extract %s: %w (%s)", a.label(), err, filepath.Base(a.RelativePath)))
+					}
+					return
+				}
+				if prog != nil {
+					prog.ComponentDone(a.Component)
+				}
+				if remaining.Add(-1) == 0 {
+					close(allDone)
+				}
+			}
+		}()
+	}
+	select {
+	case <-allDone:
+	case <-ctx.Done():
+	}
+	cancel(nil)
+	dlWG.Wait()
+	exWG.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	select {
+	case <-allDone:
+	default:
+		if err := parent.Err(); err != nil {
+			return nil, err
+		}
+		return nil, context.Canceled
+	}
+
+	if err := m.checkLinks(); err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
+	}
+	if _, ok := linuxArch[platform]; ok {
+		if err := LinkLinuxLayout(dest, platform); err != nil {
+			return nil, err
+		}
+	}
+	res = &Result{Platform: platform}
+	for i := range arts {
+		a := &arts[i]
+		res.Components = append(res.Components, InstalledComponent{
+			ID: a.Component, Name: a.Name, Version: a.Version, Variant: a.Variant, Platform: a.Platform,
+			License: a.License, RelativePath: a.RelativePath, SHA256: a.SHA256, Size: a.Size,
+		})
+	}
+	return res, nil
+}
+
+// obtainer gets each distinct archive once, from the cache or the network.
+type obtainer struct {
+	c    *Client
+	dir  string
+	prog Progress
+	mu   sync.Mutex
+	done map[string]*obtained
+}
+
+type obtained struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+func (o *obtainer) get(ctx context.Context, a *Artifact) (string, error) {
+	o.mu.Lock()
+	e := o.done[a.SHA256]
+	if e == nil {
+		e = &obtained{}
+		o.done[a.SHA256] = e
+	}
+	o.mu.Unlock()
+	e.once.Do(func() { e.path, e.err = o.obtain(ctx, a) })
+	return e.path, e.err
+}
+
+func (o *obtainer) obtain(ctx context.Context, a *Artifact) (string, error) {
+	p, err := cachedArchive(o.dir, a)
+	if err != nil {
+		return "", fmt.Errorf("cache %s: %w", a.label(), err)
+	}
+	if p != "" {
+		if o.prog != nil {
+			o.prog.Add(a.Size)
+		}
+		return p, nil
+	}
+	if o.c.Offline {
+		return "", fmt.Errorf("%w: %s is not in the cache; run without --offline", ErrOffline, a.label())
+	}
+	if a.URL == "" {
+		return "", fmt.Errorf("download %s: artifact has no URL (get it from Client.Manifest)", a.label())
+	}
+	return o.c.download(ctx, a, o.dir, o.prog)
+}
+
+// readyQueue hands verified archives to the unpackers, largest first.
+type readyQueue struct {
+	arts   []Artifact
+	mu     sync.Mutex
+	items  readyHeap
+	signal chan struct{} // one token per pushed item
+}
+
+type readyItem struct {
+	idx  int
+	path string
+	size int64
+}
+
+type readyHeap []readyItem
+
+func (h readyHeap) Len() int           { return len(h) }
+func (h readyHeap) Less(i, j int) bool { return h[i].size > h[j].size }
+func (h readyHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *readyHeap) Push(x any)        { *h = append(*h, x.(readyItem)) }
+func (h *readyHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (q *readyQueue) push(i int, p string) {
+	q.mu.Lock()
+	heap.Push(&q.items, readyItem{i, p, q.arts[i].Size})
+	q.mu.Unlock()
+	q.signal <- struct{}{}
+}
+
+func (q *readyQueue) pop() (int, string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	it := heap.Pop(&q.items).(readyItem)
+	return it.idx, it.path
+}
