@@ -252,3 +252,29 @@ func sortVersions(vs []string) {
 
 // itoa is strconv.Itoa, kept short for message building.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// NewestRelease returns the newest CUDA release in the table that starts
+// with prefix: "12.4" gives "12.4.1", "12" gives "12.9.1", "12.4.1" itself.
+func NewestRelease(prefix string) (string, bool) {
+	want := versionParts(prefix)
+	if len(want) == 0 {
+		return "", false
+	}
+	best := ""
+	for _, r := range driverRows {
+		have := versionParts(r.cuda)
+		if len(have) < len(want) {
+			continue
+		}
+		match := true
+		for i := range want {
+			if have[i] != want[i] {
+				match = false
+			}
+		}
+		if match && (best == "" || CompareVersions(r.cuda, best) > 0) {
+			best = r.cuda
+		}
+	}
+	return best, best != ""
+}

@@ -132,3 +132,17 @@ func TestCUDAReleasesAreSortedAndUnique(t *testing.T) {
 		}
 	}
 }
+
+func TestNewestRelease(t *testing.T) {
+	tests := []struct{ prefix, want string }{
+		{"12.4", "12.4.1"}, {"12", "12.9.1"}, {"11.8", "11.8.0"}, {"12.4.0", "12.4.0"}, {"13", "13.3.0"},
+	}
+	for _, tt := range tests {
+		if got, _ := NewestRelease(tt.prefix); got != tt.want {
+			t.Errorf("NewestRelease(%q) = %q, want %q", tt.prefix, got, tt.want)
+		}
+	}
+	if got, ok := NewestRelease("10.2"); ok {
+		t.Errorf("NewestRelease(10.2) = %q", got)
+	}
+}

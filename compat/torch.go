@@ -211,3 +211,30 @@ func appendUnique(list []string, s string) []string {
 	}
 	return append(list, s)
 }
+
+// TorchMatrixRow is one PyTorch build and whether a driver runs it.
+type TorchMatrixRow struct {
+	Torch   string // "2.5.1" (or the minor, for a candidate)
+	Variant TorchVariant
+	Driver  DriverStatus // how the driver runs the variant's CUDA; DriverUnknown without a driver
+	Need    string       // minimum driver for the variant's CUDA on the OS
+}
+
+// TorchMatrix lists every PyTorch release and CUDA build the tables know,
+// newest first, each judged against driver on goos ("" driver: not judged).
+func TorchMatrix(driver, goos string) []TorchMatrixRow {
+	rels := TorchReleases()
+	var out []TorchMatrixRow
+	for i := len(rels) - 1; i >= 0; i-- {
+		for _, v := range rels[i].Variants {
+			row := TorchMatrixRow{Torch: rels[i].Version, Variant: v}
+			if chk := CheckDriver(v.CUDA, driver, goos); driver != "" {
+				row.Driver, row.Need = chk.Status, chk.Need
+			} else if req, ok := DriverFor(v.CUDA); ok {
+				row.Need = req.Min(goos)
+			}
+			out = append(out, row)
+		}
+	}
+	return out
+}

@@ -121,3 +121,31 @@ func TestVariantNames(t *testing.T) {
 		t.Errorf("variantCUDA(cpu) = %q", got)
 	}
 }
+
+func TestTorchMatrix(t *testing.T) {
+	rows := TorchMatrix("550.54.15", "linux")
+	if len(rows) < 40 || rows[0].Torch != "2.14" {
+		t.Fatalf("TorchMatrix has %d rows, first %q", len(rows), rows[0].Torch)
+	}
+	status := map[string]DriverStatus{}
+	for _, r := range rows {
+		status[r.Torch+"+"+r.Variant.Name] = r.Driver
+	}
+	want := map[string]DriverStatus{
+		"2.5.1+cu124":  DriverOK,
+		"2.7.1+cu128":  DriverMinorCompat,
+		"2.9.1+cu130":  DriverTooOld,
+		"2.5.1+cu118":  DriverOK,
+		"2.12.1+cu126": DriverMinorCompat,
+	}
+	for k, w := range want {
+		if status[k] != w {
+			t.Errorf("%s: %v, want %v", k, status[k], w)
+		}
+	}
+	for _, r := range TorchMatrix("", "linux") {
+		if r.Driver != DriverUnknown || r.Need == "" {
+			t.Errorf("without a driver: %+v", r)
+		}
+	}
+}

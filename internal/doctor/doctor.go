@@ -1,7 +1,7 @@
 // Package doctor judges whether the selected CUDA toolkit, the driver, the
-// GPUs, cuDNN, the host compiler, PATH, PyTorch and the environment agree,
-// from facts detected beforehand. It does no I/O except writing reports to a
-// given writer.
+// GPUs, cuDNN, the host compiler, PATH, PyTorch and the environment agree.
+// Run is pure: it judges facts detected beforehand (Gather collects them
+// through an injected detect.Host); the renderers write to a given writer.
 package doctor
 
 import (

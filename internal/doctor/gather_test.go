@@ -1,0 +1,90 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudaenv/cudaenv/internal/detect"
+)
+
+// TestGatherFeedsRun builds a fake machine (files under a temp root, canned
+// command output) and checks that Gather finds what Run needs.
+func TestGatherFeedsRun(t *testing.T) {
+	const tk = "/home/u/.cudaenv/versions/12.6.3"
+	const cudnn = "/home/u/.cudaenv/cudnn/9.5.1-cuda12"
+	hostConfig, err := os.ReadFile("../../compat/testdata/host_config_12.6.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	files := map[string]string{
+		tk + "/version.json":                  `{"cuda": {"version": "12.6.3"}}`,
+		tk + "/bin/nvcc":                      "",
+		tk + "/nvvm/bin/cicc":                 "",
+		tk + "/include/cuda_runtime.h":        "",
+		tk + "/include/crt/host_config.h":     string(hostConfig),
+		tk + "/lib/libcudart.so.12":           "",
+		cudnn + "/include/cudnn_version.h":    "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 5\n#define CUDNN_PATCHLEVEL 1\n",
+		cudnn + "/lib/libcudnn.so.9":          "",
+		"/usr/local/cuda/bin/nvcc":            "",
+		"/usr/local/cuda/lib64/libcudnn.so.8": "",
+		"/usr/bin/g++":                        "",
+		"/usr/bin/nvidia-smi":                 "",
+		"/usr/bin/python3":                    "",
+		"/sys/module/nvidia/version":          "560.35.05\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answers := map[string]string{
+		tk + "/bin/nvcc --list-gpu-arch":                                                        "compute_50\ncompute_75\ncompute_80\ncompute_89\ncompute_90\n",
+		"/usr/bin/g++ -dumpfullversion -dumpversion":                                            "13.2.0\n",
+		"/usr/bin/nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv,noheader": "560.35.05, NVIDIA L40S, 8.9\n",
+	}
+	run := func(_ context.Context, name string, args ...string) ([]byte, error) {
+		key := strings.Join(append([]string{name}, args...), " ")
+		if out, ok := answers[key]; ok {
+			return []byte(out), nil
+		}
+		if name == "/usr/bin/python3" {
+			return []byte("/usr/lib/python3/dist-packages\n"), nil
+		}
+		return nil, errors.New("not found")
+	}
+	h := detect.Host{Root: root, Run: run, GOOS: "linux", Env: map[string]string{
+		"PATH":            "/usr/local/cuda/bin:/usr/bin:" + tk + "/bin",
+		"LD_LIBRARY_PATH": "/usr/local/cuda/lib64:" + cudnn + "/lib",
+	}}
+	in := Gather(context.Background(), h, Selection{
+		Toolkit: Toolkit{Version: "12.6.3", Source: "set by CUDAENV_VERSION", Dir: tk, HasReceipt: true},
+		Cudnn:   Cudnn{Dir: cudnn, VariantMajor: 12},
+	})
+	if !in.Toolkit.Installed || in.Toolkit.Facts.HostLimits.GCCMax != "13" || in.Cudnn.Version != "9.5.1" ||
+		in.Driver.Version != "560.35.05" || len(in.GPUs) != 1 || len(in.Compilers) != 1 || in.Torch != nil {
+		t.Fatalf("Gather = %+v", in)
+	}
+	got := map[string]Status{}
+	for _, c := range Run(in).Checks {
+		got[c.ID] = c.Status
+	}
+	want := map[string]Status{
+		IDToolkit: OK, IDDriver: OK, IDGPUArch: OK, IDCudnn: OK, IDHostCompiler: OK,
+		IDPath:  Fail, // /usr/local/cuda/bin/nvcc comes first, and its lib64 carries a libcudnn
+		IDTorch: Skip, IDEnv: OK,
+	}
+	for id, s := range want {
+		if got[id] != s {
+			t.Errorf("%s = %s, want %s", id, got[id], s)
+		}
+	}
+}
