@@ -93,7 +93,7 @@ func TestInstallCUDA13MinimalFromTheIndexGivesARedistTree(t *testing.T) {
 			}
 			assertTree(t, dest,
 				[]string{"bin/nvcc", "bin/ptxas", "bin/nvcc.profile", "nvvm/bin/cicc", "nvvm/lib64/libnvvm.so.4",
-					"nvvm/libdevice/libdevice.10.bc", "lib/libcudart.so.13", "lib/libcudart_static.a",
+					"nvvm/libdevice/libdevice.10.bc", "lib/libcudart.so.13", "lib/libcudart.so", "lib/libcudart_static.a",
 					"include/cuda_runtime.h", "include/crt/host_config.h", "include/cccl/cuda/std/version"},
 				[]string{"nvidia", ".metadata", "nvidia_cuda_nvcc-13.0.48.dist-info"})
 			if runtime.GOOS != "windows" {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,6 +153,12 @@ const maxLinkTarget = 4096
 // each entry with EntryPath's rules. dest must exist; existing files are
 // replaced, so several wheels merge into one tree as redist archives do.
 //
+// Wheels cannot hold the development links that redist archives carry
+// (lib/libcublas.so → libcublas.so.12), without which -lcublas fails; for
+// each shared library lib<name>.so.<N...> it writes, ExtractWheel adds the
+// link lib<name>.so → the shortest versioned name, unless the wheel or the
+// tree already has that name.
+//
 // It refuses hostile entry names, entries that are neither files, folders
 // nor symlinks, and symlinks whose target is absolute or leaves dest; all
 // writes go through an os.Root, so no existing link can lead them out of
@@ -167,6 +174,7 @@ func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
 		return fmt.Errorf("open extraction target: %w", err)
 	}
 	defer root.Close()
+	written := map[string]bool{}
 	for _, f := range zr.File {
 		rel, err := entryPath(f.Name)
 		if errors.Is(err, errSkip) {
@@ -189,8 +197,41 @@ func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
 		if err != nil {
 			return fmt.Errorf("extract wheel: %w", err)
 		}
+		written[rel] = true
+	}
+	for link, target := range devLinks(written) {
+		if _, err := root.Lstat(link); err == nil {
+			continue
+		}
+		if err := root.Symlink(target, link); err != nil {
+			return fmt.Errorf("extract wheel: link %s: %w", link, err)
+		}
 	}
 	return nil
+}
+
+var versionedSO = regexp.MustCompile(`^(.*/)?(lib[^/]+\.so)\.[0-9]+(\.[0-9]+)*$`)
+
+// devLinks returns the unversioned .so links to add for a set of written
+// paths: link path → target name (in the same folder).
+func devLinks(written map[string]bool) map[string]string {
+	links := map[string]string{}
+	for p := range written {
+		m := versionedSO.FindStringSubmatch(p)
+		if m == nil {
+			continue
+		}
+		link := m[1] + m[2]
+		if written[link] {
+			continue
+		}
+		target := path.Base(p)
+		if old, ok := links[link]; ok && (len(old) < len(target) || len(old) == len(target) && old < target) {
+			continue
+		}
+		links[link] = target
+	}
+	return links
 }
 
 func extractFile(root *os.Root, f *zip.File, rel string) error {

@@ -234,7 +234,7 @@ func TestExtractWheelMergesWheelsIntoTheRedistLayout(t *testing.T) {
 	}
 	var got []string
 	filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+		if err == nil && d.Type().IsRegular() {
 			rel, _ := filepath.Rel(dest, p)
 			got = append(got, filepath.ToSlash(rel))
 		}
@@ -346,5 +346,49 @@ func TestExtractWheelRefusesACorruptEntry(t *testing.T) {
 func TestExtractWheelRefusesSomethingThatIsNotAZip(t *testing.T) {
 	if err := extract(t, t.TempDir(), []byte("not a zip")); err == nil {
 		t.Fatal("no error")
+	}
+}
+
+func TestExtractWheelAddsTheDevelopmentLinksRedistArchivesHave(t *testing.T) {
+	dest := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dest, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dest, "lib/libkept.so"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := buildZip(t,
+		zipEntry{name: "nvidia/cu13/lib/libcudart.so.13", body: "elf"},
+		zipEntry{name: "nvidia/cu13/lib/libnvrtc.so.13", body: "elf"},
+		zipEntry{name: "nvidia/cu13/lib/libnvrtc.so.13.0.48", body: "elf"},
+		zipEntry{name: "nvidia/cu13/lib/libnvrtc-builtins.so.13.0", body: "elf"},
+		zipEntry{name: "nvidia/cu13/lib/libnvvm.so.4", body: "elf"},
+		zipEntry{name: "nvidia/cu13/lib/libshipped.so.1", body: "elf"},
+		zipEntry{name: "nvidia/cu13/lib/libshipped.so", body: "own"},
+		zipEntry{name: "nvidia/cu13/lib/libkept.so.2", body: "elf"},
+		zipEntry{name: "nvidia/cu13/lib/libcudart_static.a", body: "ar"},
+	)
+	if err := extract(t, dest, data); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{
+		"lib/libcudart.so":         "libcudart.so.13",
+		"lib/libnvrtc.so":          "libnvrtc.so.13",
+		"lib/libnvrtc-builtins.so": "libnvrtc-builtins.so.13.0",
+		"nvvm/lib64/libnvvm.so":    "libnvvm.so.4",
+	}
+	for link, want := range links {
+		if got, err := os.Readlink(filepath.Join(dest, link)); err != nil || got != want {
+			t.Errorf("%s → %q (%v), want %q", link, got, err, want)
+		}
+	}
+	for _, plain := range []string{"lib/libshipped.so", "lib/libkept.so"} {
+		fi, err := os.Lstat(filepath.Join(dest, plain))
+		if err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s was replaced by a link", plain)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dest, "lib/libcudart_static")); err == nil {
+		t.Error("a static library got a link")
 	}
 }
