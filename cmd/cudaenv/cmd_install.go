@@ -1,0 +1,521 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/internal/resolve"
+	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+func installCommands(e *env) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "install",
+			Usage:     "download and install CUDA toolkits and cuDNN from NVIDIA's redistributables",
+			ArgsUsage: "[VERSION] [cudnn@VERSION]   (none: what this directory selects)",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "profile", Value: "default", Usage: "minimal (nvcc, cudart, cccl: compile and run), default (the toolkit without drivers, GUI profilers and docs) or full"},
+				&cli.StringFlag{Name: "components", Usage: "comma-separated component ids instead of a profile, e.g. cuda_nvcc,cuda_cudart,libcublas"},
+				&cli.StringFlag{Name: "platform", Usage: "NVIDIA platform key (default: this machine's), e.g. linux-aarch64 for Jetson before CUDA 13"},
+				&cli.IntFlag{Name: "cuda-major", Usage: "for cuDNN alone: the CUDA major to install the build for"},
+				&cli.StringFlag{Name: "mirror", Usage: "base URL laid out like https://developer.download.nvidia.com/compute (also CUDAENV_MIRROR)"},
+				&cli.IntFlag{Name: "jobs", Usage: "parallel downloads (default: max(4, CPU cores))"},
+				&cli.BoolFlag{Name: "offline", Usage: "install from the download cache only"},
+				&cli.BoolFlag{Name: "force", Usage: "reinstall even if installed"},
+				&cli.BoolFlag{Name: "refresh", Usage: "refresh the cached release index first"},
+				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors and the final line"},
+			},
+			Action: func(c *cli.Context) error { return install(e, c) },
+		},
+		{
+			Name:      "ls-remote",
+			Usage:     "list releases available for download, newest last; * marks installed ones",
+			ArgsUsage: "[cuda|cudnn] [PREFIX]",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "mirror", Usage: "base URL laid out like NVIDIA's (also CUDAENV_MIRROR)"},
+				&cli.BoolFlag{Name: "refresh", Usage: "ignore the cached index (kept for a day)"},
+				&cli.BoolFlag{Name: "offline", Usage: "use the cached index only"},
+			},
+			Action: func(c *cli.Context) error { return lsRemote(e, c) },
+		},
+		{
+			Name:  "cache",
+			Usage: "manage the download cache",
+			Subcommands: []*cli.Command{{
+				Name:  "prune",
+				Usage: "remove every cached download, manifest and index",
+				Action: func(c *cli.Context) error {
+					if err := os.RemoveAll(e.dirs.Cache); err != nil {
+						return fmt.Errorf("cache prune: %w", err)
+					}
+					fmt.Fprintf(e.stdout, "emptied %s\n", e.dirs.Cache)
+					return nil
+				},
+			}},
+		},
+	}
+}
+
+func (e *env) fetchClient(c *cli.Context) *fetch.Client {
+	base := c.String("mirror")
+	if base == "" {
+		base = e.vars["CUDAENV_MIRROR"]
+	}
+	return &fetch.Client{
+		Base:     strings.TrimRight(base, "/"),
+		CacheDir: e.dirs.Cache,
+		Offline:  c.Bool("offline"),
+		Jobs:     c.Int("jobs"),
+	}
+}
+
+func checkMirror(base string) error {
+	if base == "" {
+		return nil
+	}
+	low := strings.ToLower(base)
+	if !strings.HasPrefix(low, "http://") && !strings.HasPrefix(low, "https://") && !strings.HasPrefix(low, "file://") {
+		return fmt.Errorf("mirror %q: use an http://, https:// or file:// URL laid out like https://developer.download.nvidia.com/compute", base)
+	}
+	return nil
+}
+
+func install(e *env, c *cli.Context) error {
+	client := e.fetchClient(c)
+	if err := checkMirror(client.Base); err != nil {
+		return err
+	}
+	specs, err := installSpecs(e, c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	platform := c.String("platform")
+	if platform == "" {
+		if platform, err = fetch.HostPlatform(e.goos, runtime.GOARCH); err != nil {
+			return err
+		}
+	}
+	var components []string
+	if s := c.String("components"); s != "" {
+		for _, id := range strings.Split(s, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				components = append(components, id)
+			}
+		}
+	}
+	profile := c.String("profile")
+	if !contains(fetch.Profiles, profile) {
+		return fmt.Errorf("install: unknown profile %q; use one of: %s", profile, strings.Join(fetch.Profiles, ", "))
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st := e.store()
+	cleanStaleStaging(st)
+
+	cudaMajor := c.Int("cuda-major")
+	installedCUDA := false
+	for _, sp := range specs {
+		if sp.Tool != version.CUDA {
+			continue
+		}
+		ent, err := installOne(ctx, e, c, client, st, fetch.CUDA, sp, fetch.Selection{Platform: platform, Profile: profile, Components: components})
+		if err != nil {
+			return err
+		}
+		cudaMajor = ent.Version.Major()
+		installedCUDA = true
+	}
+	for _, sp := range specs {
+		if sp.Tool != version.Cudnn {
+			continue
+		}
+		if cudaMajor == 0 {
+			if r, err := resolveHere(e); err == nil && r.CUDA != nil {
+				cudaMajor = r.CUDA.Version.Major()
+			}
+		}
+		if cudaMajor == 0 {
+			return errors.New("install: cuDNN is built per CUDA major; install it with a CUDA version (cudaenv install 12.4 cudnn@9.5), select a CUDA version first, or pass --cuda-major 12")
+		}
+		var comps []string
+		if !installedCUDA {
+			comps = components
+		}
+		if _, err := installOne(ctx, e, c, client, st, fetch.CUDNN, sp, fetch.Selection{Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// installSpecs reads the specs to install; with none, what the working
+// directory selects.
+func installSpecs(e *env, args []string) ([]version.Spec, error) {
+	if len(args) == 0 {
+		sel, _, err := resolve.Find(e.cwd, e.lookup, e.dirs.GlobalFile())
+		if err != nil {
+			return nil, err
+		}
+		if sel.Source.Kind == resolve.None || sel.System() {
+			return nil, errors.New("install needs a version, e.g. cudaenv install 12.4 cudnn@9.5 (with none, it installs what .cuda-version selects, and nothing selects a version here)")
+		}
+		return sel.Specs, nil
+	}
+	specs, err := resolve.Parse("install", []byte(strings.Join(args, " ")))
+	if err != nil {
+		var se *resolve.SyntaxError
+		if errors.As(err, &se) {
+			se.Line = 0
+		}
+		return nil, err
+	}
+	for _, sp := range specs {
+		if sp.Kind == version.System {
+			return nil, errors.New("install: system is not installable; name a version, e.g. cudaenv install 12.4")
+		}
+	}
+	return specs, nil
+}
+
+// installOne resolves a spec against the release index and installs it.
+func installOne(ctx context.Context, e *env, c *cli.Context, client *fetch.Client, st *store.Store, p fetch.Product, sp version.Spec, sel fetch.Selection) (store.Entry, error) {
+	releases, err := client.Releases(ctx, p, c.Bool("refresh"))
+	if err != nil {
+		return store.Entry{}, fmt.Errorf("install %s: %w", sp, err)
+	}
+	rel, err := pickRelease(p, sp, releases)
+	if err != nil {
+		return store.Entry{}, err
+	}
+	m, err := client.Manifest(ctx, p, rel)
+	if err != nil {
+		return store.Entry{}, fmt.Errorf("install %s %s: %w", p, rel, err)
+	}
+	arts, err := m.Select(sel)
+	if err != nil {
+		return store.Entry{}, fmt.Errorf("install %s %s: %w", p, rel, err)
+	}
+	kind, name := store.CUDA, ""
+	if p == fetch.CUDNN {
+		kind = store.Cudnn
+		v, err := version.Parse(cudnnVersion(m, arts))
+		if err != nil {
+			return store.Entry{}, fmt.Errorf("install cudnn %s: %w", rel, err)
+		}
+		name = store.CudnnName(v, sel.CUDAMajor)
+	} else {
+		v, err := version.Parse(rel)
+		if err != nil {
+			return store.Entry{}, fmt.Errorf("install cuda %s: %w", rel, err)
+		}
+		name = v.String()
+	}
+
+	unlock, err := st.Lock(kind, name)
+	if err != nil {
+		return store.Entry{}, err
+	}
+	defer unlock()
+	label := string(p) + " " + name
+	if p == fetch.CUDA {
+		label = "CUDA " + name
+	} else {
+		label = "cuDNN " + name
+	}
+	if have, ok := st.Get(kind, name); ok && have.Err == nil && !c.Bool("force") {
+		if have.Linked() {
+			fmt.Fprintf(e.stdout, "%s is already linked to %s\n", label, have.Path)
+			return have, nil
+		}
+		missing := missingComponents(have, arts)
+		if len(missing) == 0 {
+			fmt.Fprintf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", label)
+			return have, nil
+		}
+		// Add what is missing: the union is fetched again (the archives
+		// already installed come from the cache) and replaces the old tree.
+		ids := append(componentIDs(have), missing...)
+		sel.Profile, sel.Components = "", ids
+		if arts, err = m.Select(sel); err != nil {
+			return store.Entry{}, fmt.Errorf("install %s: %w", label, err)
+		}
+		if !c.Bool("quiet") {
+			fmt.Fprintf(e.stderr, "adding %s to %s\n", strings.Join(missing, ", "), label)
+		}
+	}
+
+	prog := newProgress(e, label, c.Bool("quiet"))
+	client.Progress = prog
+	start := time.Now()
+	ent, err := st.Install(kind, name, func(stage string) (store.Receipt, error) {
+		res, err := client.Fetch(ctx, arts, stage)
+		if err != nil {
+			if ctx.Err() != nil {
+				return store.Receipt{}, fmt.Errorf("install %s: interrupted; nothing was installed", label)
+			}
+			return store.Receipt{}, fmt.Errorf("install %s: %w", label, err)
+		}
+		return receiptFor(client, m, sel, res), nil
+	})
+	if err != nil {
+		return store.Entry{}, err
+	}
+	afterStoreChange(e)
+	fmt.Fprintf(e.stdout, "installed %s (%d components) in %.1fs: %s\n", label, len(arts), time.Since(start).Seconds(), ent.Dir)
+	if kind == store.CUDA {
+		fmt.Fprintf(e.stdout, "activate it with: cudaenv use %s\n", name)
+	} else {
+		fmt.Fprintf(e.stdout, "activate it with: cudaenv use %d cudnn@%s\n", sel.CUDAMajor, ent.Version)
+	}
+	return ent, nil
+}
+
+// pickRelease finds the newest release matching the spec.
+func pickRelease(p fetch.Product, sp version.Spec, releases []string) (string, error) {
+	var vs []version.Version
+	byString := map[string]string{}
+	for _, r := range releases {
+		v, err := version.Parse(r)
+		if err != nil {
+			continue
+		}
+		vs = append(vs, v)
+		byString[v.String()] = r
+	}
+	best, ok := version.Best(sp, vs)
+	if !ok {
+		var near []string
+		for _, v := range vs {
+			if sp.Kind == version.Prefix && v.Major() == sp.Prefix.Major() {
+				near = append(near, v.String())
+			}
+		}
+		hint := "see: cudaenv ls-remote " + string(p)
+		if len(near) > 0 {
+			hint = "available: " + strings.Join(near, ", ")
+		}
+		return "", fmt.Errorf("install: no %s release matches %s; %s", p, strings.TrimPrefix(sp.String(), "cudnn@"), hint)
+	}
+	return byString[best.String()], nil
+}
+
+// cudnnVersion is the cudnn component's own four-part version (9.5.1.17),
+// which names the store entry; the release label (9.5.1) is the fallback.
+func cudnnVersion(m *fetch.Manifest, arts []fetch.Artifact) string {
+	for _, a := range arts {
+		if a.Component == "cudnn" && a.Version != "" {
+			return a.Version
+		}
+	}
+	return m.Version
+}
+
+func componentIDs(e store.Entry) []string {
+	var ids []string
+	for _, c := range e.Receipt.Components {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+func missingComponents(have store.Entry, arts []fetch.Artifact) []string {
+	got := map[string]bool{}
+	for _, c := range have.Receipt.Components {
+		got[c.ID] = true
+	}
+	var missing []string
+	for _, a := range arts {
+		if !got[a.Component] && !(a.Component == "cccl" && got["cuda_cccl"]) && !(a.Component == "cuda_cccl" && got["cccl"]) {
+			missing = append(missing, a.Component)
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+func receiptFor(client *fetch.Client, m *fetch.Manifest, sel fetch.Selection, res *fetch.Result) store.Receipt {
+	source := "nvidia"
+	url := client.Base
+	if url == "" {
+		url = fetch.DefaultBase
+	}
+	r := store.Receipt{Source: source, URL: url, Platform: sel.Platform, Profile: sel.Profile, ManifestSHA256: m.SHA256}
+	if len(sel.Components) > 0 {
+		r.Profile = ""
+	}
+	licenses := map[string]bool{}
+	for _, ic := range res.Components {
+		r.Components = append(r.Components, store.Component{ID: ic.ID, Version: ic.Version, SHA256: ic.SHA256, Size: ic.Size, License: ic.License})
+		if ic.License != "" {
+			licenses[ic.License] = true
+		}
+	}
+	for l := range licenses {
+		r.Licenses = append(r.Licenses, l)
+	}
+	sort.Strings(r.Licenses)
+	return r
+}
+
+// cleanStaleStaging removes staging folders that no running install owns.
+func cleanStaleStaging(st *store.Store) {
+	st.CleanStaging()
+}
+
+func lsRemote(e *env, c *cli.Context) error {
+	client := e.fetchClient(c)
+	if err := checkMirror(client.Base); err != nil {
+		return err
+	}
+	args := c.Args().Slice()
+	p := fetch.CUDA
+	if len(args) > 0 && (args[0] == "cuda" || args[0] == "cudnn") {
+		p = fetch.Product(args[0])
+		args = args[1:]
+	}
+	if len(args) > 1 {
+		return errors.New("ls-remote takes at most a product and a prefix, e.g. cudaenv ls-remote cudnn 9")
+	}
+	var prefix version.Version
+	if len(args) == 1 {
+		v, err := version.Parse(args[0])
+		if err != nil {
+			return fmt.Errorf("ls-remote: invalid version prefix %q", args[0])
+		}
+		prefix = v
+	}
+	releases, err := client.Releases(context.Background(), p, c.Bool("refresh"))
+	if err != nil {
+		return err
+	}
+	kind := store.CUDA
+	if p == fetch.CUDNN {
+		kind = store.Cudnn
+	}
+	installed := map[string]bool{}
+	list, _ := e.store().List(kind)
+	for _, ent := range list {
+		installed[ent.Version.String()] = true
+		if kind == store.Cudnn && len(ent.Version) > 3 {
+			installed[ent.Version[:3].String()] = true
+		}
+	}
+	for _, r := range releases {
+		v, err := version.Parse(r)
+		if err != nil || (prefix != nil && !v.HasPrefix(prefix)) {
+			continue
+		}
+		mark := " "
+		if installed[v.String()] {
+			mark = "*"
+		}
+		fmt.Fprintf(e.stdout, "%s %s\n", mark, r)
+	}
+	return nil
+}
+
+// progress shows a bar on a terminal and plain lines elsewhere.
+type progress struct {
+	w      io.Writer
+	label  string
+	quiet  bool
+	bar    *progressbar.ProgressBar
+	mu     sync.Mutex
+	done   atomic.Int64
+	total  int
+	bytes  int64
+	isTerm bool
+}
+
+func newProgress(e *env, label string, quiet bool) *progress {
+	p := &progress{w: e.stderr, label: label, quiet: quiet}
+	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.isTerm = true
+	}
+	return p
+}
+
+func (p *progress) Start(total int64, components int) {
+	p.total, p.bytes = components, total
+	if p.quiet {
+		return
+	}
+	if p.isTerm {
+		p.bar = progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionSetDescription(fmt.Sprintf("%s [0/%d]", p.label, components)),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		return
+	}
+	fmt.Fprintf(p.w, "%s: %d components, %s\n", p.label, components, humanBytes(total))
+}
+
+func (p *progress) Add(n int64) {
+	if p.bar != nil {
+		p.bar.Add64(n)
+	}
+}
+
+func (p *progress) ComponentDone(id string) {
+	n := p.done.Add(1)
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Describe(fmt.Sprintf("%s [%d/%d]", p.label, n, p.total))
+		return
+	}
+	fmt.Fprintf(p.w, "  %s done (%d/%d)\n", id, n, p.total)
+}
+
+func (p *progress) Finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
