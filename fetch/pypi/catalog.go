@@ -3,6 +3,7 @@ package pypi
 //go:generate go run ./internal/catalog/gencatalog -in catalog/manifests -out catalog_gen.go
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,4 +107,66 @@ func cloneRelease(r Release) Release {
 		r.Components[i].Platforms = slices.Clone(r.Components[i].Platforms)
 	}
 	return r
+}
+
+// CudnnRelease is a cuDNN release as far as wheels are concerned. Its wheels
+// are nvidia-cudnn-cu<major>==CudnnVersion for each of CUDAMajors, and they
+// unpack to nvidia/cudnn/{include,lib} whatever the major.
+type CudnnRelease struct {
+	Version        string // release label: 9.5.1
+	CudnnVersion   string // the cudnn component and wheel version: 9.5.1.17
+	ManifestSHA256 string
+	CUDAMajors     []int    // CUDA majors with a build, from cuda_variant
+	Platforms      []string // redist platforms with a build
+}
+
+// CatalogCudnnReleases returns the built-in cuDNN releases, oldest first.
+func CatalogCudnnReleases() []CudnnRelease {
+	out := make([]CudnnRelease, len(builtinCudnn))
+	for i, r := range builtinCudnn {
+		r.CUDAMajors = slices.Clone(r.CUDAMajors)
+		r.Platforms = slices.Clone(r.Platforms)
+		out[i] = r
+	}
+	return out
+}
+
+// LatestCatalogCudnn returns the newest built-in cuDNN release matching a
+// version prefix by whole segments ("9.5" → 9.5.1, "8.9.7.29" → itself).
+func LatestCatalogCudnn(prefix string) (CudnnRelease, bool) {
+	want := strings.Split(strings.TrimSuffix(prefix, "."), ".")
+	rels := CatalogCudnnReleases()
+	for i := len(rels) - 1; i >= 0; i-- {
+		for _, v := range []string{rels[i].Version, rels[i].CudnnVersion} {
+			have := strings.Split(v, ".")
+			if len(want) <= len(have) && slices.Equal(want, have[:len(want)]) {
+				return rels[i], true
+			}
+		}
+	}
+	return CudnnRelease{}, false
+}
+
+// PlanCudnn pins the cuDNN wheel of a release for a CUDA major. A release
+// without a build for that major is an error that names the majors it has.
+func PlanCudnn(rel CudnnRelease, cudaMajor int, platform string) (Requirement, error) {
+	if len(rel.CUDAMajors) > 0 && !slices.Contains(rel.CUDAMajors, cudaMajor) {
+		var has []string
+		for _, m := range rel.CUDAMajors {
+			has = append(has, strconv.Itoa(m))
+		}
+		return Requirement{}, fmt.Errorf("cuDNN %s has no build for CUDA %d (it has CUDA %s)",
+			rel.Version, cudaMajor, strings.Join(has, ", "))
+	}
+	if !KnownPlatform(platform) {
+		return Requirement{}, fmt.Errorf("plan cuDNN %s: NVIDIA publishes no wheels for platform %s", rel.Version, platform)
+	}
+	if rel.Platforms != nil && !slices.Contains(rel.Platforms, platform) {
+		return Requirement{}, fmt.Errorf("cuDNN %s is not offered for %s", rel.Version, platform)
+	}
+	project, err := Project("cudnn", cudaMajor)
+	if err != nil {
+		return Requirement{}, err
+	}
+	return Requirement{Component: "cudnn", Project: project, Version: rel.CudnnVersion}, nil
 }

@@ -282,3 +282,18 @@ var builtinReleases = []Release{
 		{ID: "libnvvm", Version: "13.0.48", Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
 	}},
 }
+
+// builtinCudnn holds the cuDNN releases whose redist manifest is in the
+// repository; each has wheels nvidia-cudnn-cu<major> of the same version.
+var builtinCudnn = []CudnnRelease{
+	{Version: "8.9.7.29", CudnnVersion: "8.9.7.29", ManifestSHA256: "a0734f26f068522464fa09b2f2c186dfbe6ad7407a88ea0c50dd331f0c3389ec", CUDAMajors: []int{12}, Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
+	{Version: "8.9.7", CudnnVersion: "8.9.7.29", ManifestSHA256: "5283f8646775f98186e27d804b19e009f058966960c430a84b344215f6828986", CUDAMajors: []int{11, 12}, Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
+	{Version: "9.2.0", CudnnVersion: "9.2.0.82", ManifestSHA256: "6852eb279b95d2b5775f7a7737ec133bed059107f863cdd8588f3ae6f13eadd7", CUDAMajors: []int{11, 12}, Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
+	{Version: "9.2.1", CudnnVersion: "9.2.1.18", ManifestSHA256: "9a4198c59b2e66b2b115a736ebe4dc8f3dc6d78161bb494702f824da8fc77b99", CUDAMajors: []int{11, 12}, Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
+	{Version: "9.3.0", CudnnVersion: "9.3.0.75", ManifestSHA256: "d17d9a7878365736758550294f03e633a0b023bec879bf173349bfb34781972e", CUDAMajors: []int{11, 12}, Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
+	{Version: "9.4.0", CudnnVersion: "9.4.0.58", ManifestSHA256: "6eeaafc5cc3d4bb2f283e6298e4c55d4c59d7c83c5d9fd8721a2c0e55aee4e54", CUDAMajors: []int{11, 12}, Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
+	{Version: "9.5.0", CudnnVersion: "9.5.0.50", ManifestSHA256: "3939f0533fdd0d3aa7edd1ac358d43da18e438e5d8f39c3c15bb72519bad7fb5", CUDAMajors: []int{11, 12}, Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
+	{Version: "9.5.1", CudnnVersion: "9.5.1.17", ManifestSHA256: "a5484eef575bbb1fd4f96136cf12244ebc194b661f5ae9ed3b8aaa07e06434b1", CUDAMajors: []int{11, 12}, Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
+	{Version: "9.7.1", CudnnVersion: "9.7.1.26", ManifestSHA256: "f9bc411a4908f0931e7323f89049e3a38453632c4ac5f4aa3220af69ddded9dc", CUDAMajors: []int{11, 12}, Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
+	{Version: "9.12.0", CudnnVersion: "9.12.0.46", ManifestSHA256: "39bb68f0ca6abdbf9bab3ecb1cb18f458d635f72d72ede98a308216fd22efab3", CUDAMajors: []int{12, 13}, Platforms: []string{"linux-sbsa", "linux-x86_64", "windows-x86_64"}},
+}

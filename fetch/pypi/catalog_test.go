@@ -3,6 +3,7 @@ package pypi
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/cudaenv/cudaenv/fetch/pypi/internal/catalog"
@@ -108,5 +109,55 @@ func TestCatalogReleasesAreCopies(t *testing.T) {
 	a[0].Components[0].Version = "changed"
 	if CatalogReleases()[0].Components[0].Version == "changed" {
 		t.Fatal("CatalogReleases shares memory with the catalog")
+	}
+}
+
+func TestCudnnCatalogFindsReleasesByPrefix(t *testing.T) {
+	tests := []struct {
+		name, prefix, version, cudnn string
+	}{
+		{"a minor picks its newest patch", "9.5", "9.5.1", "9.5.1.17"},
+		{"a major picks the newest", "9", "9.12.0", "9.12.0.46"},
+		{"the four-part build number works", "9.5.0.50", "9.5.0", "9.5.0.50"},
+		{"8.9.7 prefers the manifest with both CUDA majors", "8.9", "8.9.7", "8.9.7.29"},
+		{"an unknown version matches nothing", "9.6", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rel, ok := LatestCatalogCudnn(tt.prefix)
+			if ok != (tt.version != "") || rel.Version != tt.version || rel.CudnnVersion != tt.cudnn {
+				t.Fatalf("LatestCatalogCudnn(%q) = %+v, %v", tt.prefix, rel, ok)
+			}
+		})
+	}
+}
+
+func TestPlanCudnnPinsTheWheelOfTheCUDAMajor(t *testing.T) {
+	tests := []struct {
+		name, release string
+		major         int
+		want          Requirement
+		err           string
+	}{
+		{"9.5 for CUDA 12", "9.5", 12, Requirement{Component: "cudnn", Project: "nvidia-cudnn-cu12", Version: "9.5.1.17"}, ""},
+		{"9.5 for CUDA 11", "9.5", 11, Requirement{Component: "cudnn", Project: "nvidia-cudnn-cu11", Version: "9.5.1.17"}, ""},
+		{"9.12 for CUDA 13 keeps the suffix", "9.12", 13, Requirement{Component: "cudnn", Project: "nvidia-cudnn-cu13", Version: "9.12.0.46"}, ""},
+		{"9.12 has no CUDA 11 build", "9.12", 11, Requirement{}, "cuDNN 9.12.0 has no build for CUDA 11 (it has CUDA 12, 13)"},
+		{"9.5 has no CUDA 13 build", "9.5", 13, Requirement{}, "it has CUDA 11, 12"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rel, _ := LatestCatalogCudnn(tt.release)
+			got, err := PlanCudnn(rel, tt.major, LinuxX86_64)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
 	}
 }

@@ -15,7 +15,13 @@
 //   - CUDA 11 and 12 wheels are named nvidia-<x>-cu11|cu12 and unpack into one
 //     folder per package, nvidia/<pkg>/{bin,include,lib,...}; the cu12 nvcc
 //     wheel carries ptxas and nvvm but no nvcc.
-//   - CUDA 13 wheels drop the suffix (cuDNN keeps it: nvidia-cudnn-cu13) and all
-//     unpack into nvidia/cu13/{bin,include,lib,nvvm}; nvidia-cuda-nvcc carries
-//     nvcc itself.
+//   - CUDA 13 wheels drop the suffix and all unpack into
+//     nvidia/cu13/{bin,include,lib,nvvm}; nvidia-cuda-nvcc carries nvcc itself.
+//   - cuDNN wheels keep the suffix (nvidia-cudnn-cu12, nvidia-cudnn-cu13), take
+//     the cuDNN build version (9.5.1 → 9.5.1.17) and unpack into
+//     nvidia/cudnn/{include,lib} for every CUDA major.
+//
+// The built-in catalog (catalog_gen.go, from the manifests in
+// catalog/manifests by go generate) lets --source pypi work with the index
+// alone: CatalogRelease, LatestCatalogRelease, LatestCatalogCudnn.
 package pypi

@@ -40,6 +40,8 @@ func TestE2EPinnedWheelsResolveOnTheRealIndex(t *testing.T) {
 	reqs := []Requirement{
 		{Component: "cuda_nvcc", Project: "nvidia-cuda-nvcc", Version: "13.0.48"},
 		{Component: "cuda_cudart", Project: "nvidia-cuda-runtime-cu12", Version: "12.4.127"},
+		{Component: "cudnn", Project: "nvidia-cudnn-cu12", Version: "9.5.1.17"},
+		{Component: "cudnn", Project: "nvidia-cudnn-cu13", Version: "9.12.0.46"},
 	}
 	for _, accept := range []string{acceptHeader, "text/html"} {
 		ix.accept = accept

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -205,5 +206,31 @@ func TestGeneratedWheelsAreTheSameEveryRun(t *testing.T) {
 		if a[i].SHA256 != b[i].SHA256 {
 			t.Errorf("%s differs between runs", a[i].Filename)
 		}
+	}
+}
+
+func TestInstallCudnnFromTheIndexForEachCUDAMajor(t *testing.T) {
+	idx := pypitest.New(t, pypitest.Releases("13.0.0"), pypitest.Platforms(pypi.LinuxX86_64))
+	ix, _ := pypi.NewIndex(idx.URL(), pypi.WithHTTPClient(idx.Client()))
+	for _, major := range []int{12, 13} {
+		rel, _ := pypi.LatestCatalogCudnn("9.12")
+		req, err := pypi.PlanCudnn(rel, major, pypi.LinuxX86_64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ix.Resolve(context.Background(), pypi.LinuxX86_64, []pypi.Requirement{req})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := res.Artifacts[0]
+		if want := fmt.Sprintf("nvidia_cudnn_cu%d-9.12.0.46-", major); !strings.HasPrefix(a.Filename, want) {
+			t.Fatalf("wheel %s, want %s...", a.Filename, want)
+		}
+		dest := t.TempDir()
+		data := pypitest.Download(t, idx.Client(), a.URL, a.SHA256)
+		if err := pypi.ExtractWheel(bytes.NewReader(data), int64(len(data)), dest); err != nil {
+			t.Fatal(err)
+		}
+		assertTree(t, dest, []string{"lib/libcudnn.so.9", "lib/libcudnn.so", "include/cudnn.h"}, []string{"nvidia", "lib/__init__.py"})
 	}
 }

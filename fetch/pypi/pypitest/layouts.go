@@ -88,7 +88,7 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 	}
 	// dllDir is where DLLs go: bin/ for 11/12, bin/x86_64/ for 13 on Windows.
 	dllDir := "bin/"
-	if cudaMajor >= 13 {
+	if cudaMajor >= 13 && component != "cudnn" {
 		dllDir = "bin/x86_64/"
 	}
 	tool := func(name string, lines ...string) file {

@@ -1,7 +1,8 @@
 // Package pypitest serves a local Python package index over httptest for
-// tests: NVIDIA's CUDA wheel projects with their real names, versions from
-// the pypi package's built-in catalog, and generated wheels laid out like the
-// real ones (nvidia/cu13/bin/nvcc, nvidia/cuda_runtime/lib/libcudart.so.12,
+// tests: NVIDIA's CUDA and cuDNN wheel projects with their real names,
+// versions from the pypi package's built-in catalog, and generated wheels
+// laid out like the real ones (nvidia/cu13/bin/nvcc,
+// nvidia/cuda_runtime/lib/libcudart.so.12, nvidia/cudnn/lib/libcudnn.so.9,
 // ...) with tiny contents and correct sha256s in the index.
 //
 // Pages are PEP 691 JSON or PEP 503 HTML by the request's Accept header;
@@ -132,6 +133,11 @@ func New(tb testing.TB, opts ...Option) *Index {
 		}
 	}
 	rels = append(rels, cfg.extra...)
+	for _, r := range pypi.CatalogCudnnReleases() {
+		for _, major := range r.CUDAMajors {
+			rels = append(rels, pypi.Release{Version: fmt.Sprint(major), Components: []pypi.Component{{ID: "cudnn", Version: r.CudnnVersion}}})
+		}
+	}
 	for _, r := range rels {
 		major := r.Major()
 		for _, c := range r.Components {

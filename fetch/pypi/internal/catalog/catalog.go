@@ -102,7 +102,7 @@ func (w Wheel) Project(major int) string {
 	return "nvidia-" + w.Base + "-cu" + strconv.Itoa(major)
 }
 
-var manifestName = regexp.MustCompile(`^redistrib_(\d+\.\d+\.\d+)\.json$`)
+var manifestName = regexp.MustCompile(`^redistrib_(\d+(?:\.\d+){2,3})\.json$`)
 
 type release struct {
 	version, date, sha string
@@ -114,8 +114,15 @@ type component struct {
 	platforms   []string
 }
 
-// Render reads every redistrib_<version>.json in fsys's root and returns
-// the formatted Go source of catalog_gen.go for package pkg.
+type cudnnRelease struct {
+	version, cudnn, sha string
+	majors              []int
+	platforms           []string
+}
+
+// Render reads every redistrib_<version>.json in fsys's root (CUDA) and in
+// its cudnn folder (cuDNN) and returns the formatted Go source of
+// catalog_gen.go for package pkg.
 func Render(fsys fs.FS, pkg, source string) ([]byte, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -161,6 +168,19 @@ func Render(fsys fs.FS, pkg, source string) ([]byte, error) {
 			b.WriteString("}},\n")
 		}
 		b.WriteString("}},\n")
+	}
+	b.WriteString("}\n\n")
+
+	cudnn, err := readCudnn(fsys)
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString("// builtinCudnn holds the cuDNN releases whose redist manifest is in the\n")
+	b.WriteString("// repository; each has wheels nvidia-cudnn-cu<major> of the same version.\n")
+	b.WriteString("var builtinCudnn = []CudnnRelease{\n")
+	for _, r := range cudnn {
+		fmt.Fprintf(&b, "{Version: %q, CudnnVersion: %q, ManifestSHA256: %q, CUDAMajors: %#v, Platforms: %#v},\n",
+			r.version, r.cudnn, r.sha, r.majors, r.platforms)
 	}
 	b.WriteString("}\n")
 	out, err := format.Source(b.Bytes())
@@ -225,4 +245,75 @@ func compareDotted(a, b string) int {
 		}
 	}
 	return len(as) - len(bs)
+}
+
+// readCudnn decodes the cuDNN manifests in fsys's cudnn folder, if any.
+// The CUDA majors come from cuda_variant ("12", "13.1" → 13) or, for the
+// old flat format, from release_product (cudnn-v8-9-cuda-12 → 12).
+func readCudnn(fsys fs.FS) ([]cudnnRelease, error) {
+	entries, err := fs.ReadDir(fsys, "cudnn")
+	if err != nil {
+		return nil, nil
+	}
+	var out []cudnnRelease
+	for _, e := range entries {
+		m := manifestName.FindStringSubmatch(e.Name())
+		if m == nil || e.IsDir() {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, path.Join("cudnn", e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("read manifest: %w", err)
+		}
+		sum := sha256.Sum256(data)
+		r := cudnnRelease{version: m[1], sha: hex.EncodeToString(sum[:])}
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(data, &top); err != nil {
+			return nil, fmt.Errorf("decode cudnn/%s: %w", e.Name(), err)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(top["cudnn"], &fields); err != nil {
+			return nil, fmt.Errorf("decode cudnn/%s: no cudnn component", e.Name())
+		}
+		if err := json.Unmarshal(fields["version"], &r.cudnn); err != nil || r.cudnn == "" {
+			return nil, fmt.Errorf("decode cudnn/%s: no cudnn version", e.Name())
+		}
+		var variants []string
+		_ = json.Unmarshal(fields["cuda_variant"], &variants)
+		for _, v := range variants {
+			if n, err := strconv.Atoi(strings.SplitN(v, ".", 2)[0]); err == nil && !slices.Contains(r.majors, n) {
+				r.majors = append(r.majors, n)
+			}
+		}
+		if len(variants) == 0 {
+			var product string
+			_ = json.Unmarshal(top["release_product"], &product)
+			if i := strings.LastIndex(product, "-cuda-"); i >= 0 {
+				if n, err := strconv.Atoi(product[i+len("-cuda-"):]); err == nil {
+					r.majors = append(r.majors, n)
+				}
+			}
+		}
+		slices.Sort(r.majors)
+		for key, v := range fields {
+			if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '{' && slices.Contains(Platforms, key) {
+				r.platforms = append(r.platforms, key)
+			}
+		}
+		slices.Sort(r.platforms)
+		out = append(out, r)
+	}
+	// By cuDNN version; the same build published twice (8.9.7.29 flat for
+	// CUDA 12, 8.9.7 with variants) puts the one with more CUDA majors last,
+	// where a newest-first lookup finds it.
+	slices.SortFunc(out, func(a, b cudnnRelease) int {
+		if c := compareDotted(a.cudnn, b.cudnn); c != 0 {
+			return c
+		}
+		if c := len(a.majors) - len(b.majors); c != 0 {
+			return c
+		}
+		return strings.Compare(a.version, b.version)
+	})
+	return out, nil
 }

@@ -1,6 +1,7 @@
 // Command gencatalog renders fetch/pypi/catalog_gen.go from the CUDA redist
-// manifests in fetch/pypi/catalog/manifests. Run it with go generate in
-// fetch/pypi.
+// manifests in fetch/pypi/catalog/manifests and the cuDNN ones in its cudnn
+// folder (byte-for-byte copies of ../shared/nvidia/manifests). Run it with
+// go generate ./fetch/pypi.
 package main
 
 import (
