@@ -94,8 +94,9 @@ func NewIndex(baseURL string, opts ...IndexOption) (*Index, error) {
 	return ix, nil
 }
 
-// URL returns the index base URL, always ending in '/'.
-func (ix *Index) URL() string { return ix.base.String() }
+// URL returns the index base URL, always ending in '/', with any password
+// masked: it is for messages.
+func (ix *Index) URL() string { return ix.base.Redacted() }
 
 // File is one distribution file listed on a project page.
 type File struct {
@@ -109,7 +110,7 @@ type File struct {
 // Page is a project's file list.
 type Page struct {
 	Project string // normalized name
-	URL     string // the page URL the files were read from (after redirects)
+	URL     string // the page URL the files were read from (after redirects), password masked
 	Files   []File
 }
 
@@ -127,13 +128,14 @@ func (ix *Index) Project(ctx context.Context, project string) (*Page, error) {
 		return nil, fmt.Errorf("project name %q is not valid", project)
 	}
 	pageURL := ix.ProjectURL(name)
+	shown := redact(pageURL)
 	var lastErr error
 	delay := ix.backoff
 	for attempt := 0; attempt <= ix.retries; attempt++ {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
-				return nil, fmt.Errorf("read %s: %w", pageURL, ctx.Err())
+				return nil, fmt.Errorf("read %s: %w", shown, ctx.Err())
 			case <-time.After(delay):
 			}
 			delay *= 2
@@ -151,38 +153,39 @@ func (ix *Index) Project(ctx context.Context, project string) (*Page, error) {
 }
 
 func (ix *Index) fetchPage(ctx context.Context, name, pageURL string) (page *Page, retry bool, err error) {
+	shown := redact(pageURL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pageURL, nil)
 	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", pageURL, err)
+		return nil, false, fmt.Errorf("read %s: %w", shown, err)
 	}
 	req.Header.Set("Accept", ix.accept)
 	ix.setHeaders(req)
 	resp, err := ix.client.Do(req)
 	if err != nil {
-		return nil, true, fmt.Errorf("read %s: %w", pageURL, err)
+		return nil, true, fmt.Errorf("read %s: %w", shown, err)
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
-		return nil, false, fmt.Errorf("%s at %s: %w", name, pageURL, ErrProjectNotFound)
+		return nil, false, fmt.Errorf("%s at %s: %w", name, shown, ErrProjectNotFound)
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return nil, true, fmt.Errorf("read %s: %s", pageURL, resp.Status)
+		return nil, true, fmt.Errorf("read %s: %s", shown, resp.Status)
 	case resp.StatusCode != http.StatusOK:
-		return nil, false, fmt.Errorf("read %s: %s", pageURL, resp.Status)
+		return nil, false, fmt.Errorf("read %s: %s", shown, resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPage+1))
 	if err != nil {
-		return nil, true, fmt.Errorf("read %s: %w", pageURL, err)
+		return nil, true, fmt.Errorf("read %s: %w", shown, err)
 	}
 	if len(body) > maxPage {
-		return nil, false, fmt.Errorf("read %s: page larger than %d bytes", pageURL, maxPage)
+		return nil, false, fmt.Errorf("read %s: page larger than %d bytes", shown, maxPage)
 	}
 	finalURL := resp.Request.URL
 	files, err := ParsePage(resp.Header.Get("Content-Type"), body, finalURL)
 	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", pageURL, err)
+		return nil, false, fmt.Errorf("read %s: %w", shown, err)
 	}
-	return &Page{Project: name, URL: finalURL.String(), Files: files}, false, nil
+	return &Page{Project: name, URL: finalURL.Redacted(), Files: files}, false, nil
 }
 
 // ParsePage parses a project page body in the form its content type names
@@ -490,4 +493,13 @@ func (ix *Index) setHeaders(req *http.Request) {
 	if ix.userAgent != "" {
 		req.Header.Set("User-Agent", ix.userAgent)
 	}
+}
+
+// redact masks the password of a URL for messages.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Redacted()
 }

@@ -237,3 +237,28 @@ func TestProjectGivesUpAfterTheRetries(t *testing.T) {
 		t.Fatalf("calls = %d, want 3", calls.Load())
 	}
 }
+
+func TestIndexKeepsMirrorPasswordsOutOfMessages(t *testing.T) {
+	var auth atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, p, _ := r.BasicAuth()
+		auth.Store(u + ":" + p)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	base := strings.Replace(srv.URL, "http://", "http://student:s3cret@", 1) + "/simple/"
+	ix, err := NewIndex(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(ix.URL(), "s3cret") {
+		t.Errorf("URL() = %s", ix.URL())
+	}
+	_, err = ix.Project(context.Background(), "p")
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("err = %v", err)
+	}
+	if got := auth.Load(); got != "student:s3cret" {
+		t.Errorf("the server got credentials %v", got)
+	}
+}
