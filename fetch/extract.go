@@ -32,7 +32,7 @@ type merger struct {
 
 	mu    sync.Mutex
 	owner map[string]int // rel path → rank of the archive that wrote it
-	links []string       // rel paths of symlinks created, checked at the end
+	links []linkRec      // symlinks created, checked at the end
 
 	dirs sync.Map // rel dir → struct{}: known to be a real directory
 	seq  atomic.Int64
@@ -117,8 +117,11 @@ func (x *archiveExtraction) handle(ctx context.Context, fi archives.FileInfo) er
 		return x.m.symlink(rel, fi.LinkTarget, x.rank)
 	case kindHardlink:
 		target, err := x.relPath(fi.LinkTarget)
-		if err != nil || target == "" {
-			return fmt.Errorf("refusing hard link %s → %s: target outside the archive's tree", fi.NameInArchive, fi.LinkTarget)
+		if err != nil {
+			return fmt.Errorf("hard link %s: %w", fi.NameInArchive, err)
+		}
+		if target == "" {
+			return fmt.Errorf("refusing hard link %s → %s: not a file", fi.NameInArchive, fi.LinkTarget)
 		}
 		return x.m.hardlink(rel, target, x.rank)
 	}
@@ -327,7 +330,7 @@ func (m *merger) symlink(rel, target string, rank int) error {
 		return err
 	}
 	m.mu.Lock()
-	m.links = append(m.links, rel)
+	m.links = append(m.links, linkRec{rel, rank})
 	m.mu.Unlock()
 	return nil
 }
@@ -355,14 +358,21 @@ func (m *merger) hardlink(rel, target string, rank int) error {
 	return m.commit(rel, tmp, rank)
 }
 
+type linkRec struct {
+	rel  string
+	rank int
+}
+
 // checkLinks resolves every symlink created and refuses the tree if one
 // leads outside root (possible through chains such as a → ".", b → "a/..").
-func (m *merger) checkLinks() error {
+// It returns the rank of the archive that made the offending link.
+func (m *merger) checkLinks() (int, error) {
 	realRoot, err := filepath.EvalSymlinks(m.root)
 	if err != nil {
-		return err
+		return -1, err
 	}
-	for _, rel := range m.links {
+	for _, l := range m.links {
+		rel := l.rel
 		full := filepath.Join(m.root, filepath.FromSlash(rel))
 		st, err := os.Lstat(full)
 		if err != nil || st.Mode()&os.ModeSymlink == 0 {
@@ -374,10 +384,10 @@ func (m *merger) checkLinks() error {
 		}
 		if !within(realRoot, resolved) {
 			os.Remove(full)
-			return fmt.Errorf("refusing symlink %s: resolves outside the tree", rel)
+			return l.rank, fmt.Errorf("refusing symlink %s: resolves outside the tree", rel)
 		}
 	}
-	return nil
+	return -1, nil
 }
 
 func within(root, p string) bool {

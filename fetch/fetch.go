@@ -210,7 +210,11 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		return nil, context.Canceled
 	}
 
-	if err := m.checkLinks(); err != nil {
+	if rank, err := m.checkLinks(); err != nil {
+		if rank >= 0 {
+			a := &arts[rank]
+			return nil, fmt.Errorf("extract %s: %w (%s)", a.label(), err, filepath.Base(a.RelativePath))
+		}
 		return nil, fmt.Errorf("fetch: %w", err)
 	}
 	if _, ok := linuxArch[platform]; ok {

@@ -156,7 +156,7 @@ func buildArchive(relativePath string, entries []Entry, seed uint64) ([]byte, er
 		}
 		return buf.Bytes(), nil
 	}
-	xw, err := xz.WriterConfig{DictCap: 1 << 20}.NewWriter(&buf)
+	xw, err := xz.WriterConfig{DictCap: 1 << 16, BufSize: 1 << 12}.NewWriter(&buf)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +267,7 @@ func writeZip(w io.Writer, top string, entries []Entry, seed uint64) error {
 		case 0, tar.TypeReg:
 			h.SetMode(fs.FileMode(mode) & 0o777)
 		default:
-			return fmt.Errorf("zip archives cannot hold tar type %q", e.Type)
+			continue // zip has no hard links or special files
 		}
 		fw, err := zw.CreateHeader(h)
 		if err != nil {

@@ -76,6 +76,10 @@ type artifactInfo struct {
 	component, version, platform, variant string
 }
 
+// built caches generated archives by their inputs, for all mirrors of
+// the process.
+var built sync.Map
+
 // NewMirror starts a mirror; it is closed when the test ends.
 func NewMirror(tb testing.TB, opts Options) *Mirror {
 	tb.Helper()
@@ -303,9 +307,18 @@ func (m *Mirror) archiveLocked(key string) ([]byte, error) {
 	}
 	sum := sha256.Sum256([]byte(key))
 	seed := uint64(sum[0]) | uint64(sum[1])<<8 | uint64(sum[2])<<16
-	data, err := buildArchive(rel, entries, seed)
-	if err != nil {
-		return nil, fmt.Errorf("build %s: %w", key, err)
+	// Generated archives are deterministic: share them between mirrors.
+	cacheKey := fmt.Sprintf("%s\x00%d\x00%#v", rel, seed, entries)
+	var data []byte
+	if v, ok := built.Load(cacheKey); ok {
+		data = v.([]byte)
+	} else {
+		var err error
+		data, err = buildArchive(rel, entries, seed)
+		if err != nil {
+			return nil, fmt.Errorf("build %s: %w", key, err)
+		}
+		built.Store(cacheKey, data)
 	}
 	if f.CorruptArchive {
 		data = data[:len(data)/2]
