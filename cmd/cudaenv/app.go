@@ -187,6 +187,8 @@ func commands(e *env) []*cli.Command {
 	cmds = append(cmds, shellCommands(e)...)
 	cmds = append(cmds, storeCommands(e)...)
 	cmds = append(cmds, envCommands(e)...)
+	cmds = append(cmds, installCommands(e)...)
+	cmds = append(cmds, doctorCommands(e)...)
 	return cmds
 }
 

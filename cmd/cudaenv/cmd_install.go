@@ -42,6 +42,7 @@ func installCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "force", Usage: "reinstall even if installed"},
 				&cli.BoolFlag{Name: "refresh", Usage: "refresh the cached release index first"},
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors and the final line"},
+				&cli.StringFlag{Name: "for", Usage: "install the CUDA and the nearest cuDNN a PyTorch release was built with, e.g. --for torch==2.5.1"},
 			},
 			Action: func(c *cli.Context) error { return install(e, c) },
 		},
@@ -103,7 +104,18 @@ func install(e *env, c *cli.Context) error {
 	if err := checkMirror(client.Base); err != nil {
 		return err
 	}
-	specs, err := installSpecs(e, c.Args().Slice())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var specs []version.Spec
+	var err error
+	if forArg := c.String("for"); forArg != "" {
+		if c.NArg() > 0 {
+			return errors.New("install --for picks the versions itself; drop the version arguments")
+		}
+		specs, err = forTorch(ctx, e, client, forArg)
+	} else {
+		specs, err = installSpecs(e, c.Args().Slice())
+	}
 	if err != nil {
 		return err
 	}
@@ -126,8 +138,6 @@ func install(e *env, c *cli.Context) error {
 		return fmt.Errorf("install: unknown profile %q; use one of: %s", profile, strings.Join(fetch.Profiles, ", "))
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	st := e.store()
 	cleanStaleStaging(st)
 
@@ -518,4 +528,54 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// forTorch turns --for torch==X into a CUDA spec (major.minor of the build
+// this driver runs) and the cuDNN release nearest to the one the wheels
+// bundle, among those the mirror offers.
+func forTorch(ctx context.Context, e *env, client *fetch.Client, arg string) ([]version.Spec, error) {
+	cuda, bundled, err := torchTargets(e, arg)
+	if err != nil {
+		return nil, err
+	}
+	cudaSpec, err := version.ParseSpec(cuda)
+	if err != nil {
+		return nil, fmt.Errorf("install --for: %s: %w", cuda, err)
+	}
+	specs := []version.Spec{cudaSpec}
+	want, err := version.Parse(bundled)
+	if err != nil {
+		return specs, nil // no cuDNN known for this build
+	}
+	releases, err := client.Releases(ctx, fetch.CUDNN, false)
+	if err != nil {
+		return nil, fmt.Errorf("install --for: %w", err)
+	}
+	near := nearestRelease(want, releases)
+	if near == nil {
+		return specs, nil
+	}
+	fmt.Fprintf(e.stderr, "%s was built with CUDA %s and cuDNN %s; installing CUDA %s and cuDNN %s\n", arg, cuda, bundled, cuda, near)
+	return append(specs, version.Spec{Tool: version.Cudnn, Kind: version.Prefix, Prefix: near}), nil
+}
+
+// nearestRelease is the release of want's major closest to want: the same
+// minor if there is one (newest patch), else the nearest minor, newer on a tie.
+func nearestRelease(want version.Version, releases []string) version.Version {
+	var best version.Version
+	bestDist := -1
+	for _, r := range releases {
+		v, err := version.Parse(r)
+		if err != nil || v.Major() != want.Major() || len(v) < 2 || len(want) < 2 {
+			continue
+		}
+		d := v[1] - want[1]
+		if d < 0 {
+			d = -d
+		}
+		if bestDist < 0 || d < bestDist || (d == bestDist && version.Compare(v, best) > 0) {
+			best, bestDist = v, d
+		}
+	}
+	return best
 }

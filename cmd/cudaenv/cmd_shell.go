@@ -125,6 +125,8 @@ func hookEnv(e *env, shellName string) error {
 	out := activate.Compute(activate.Input{Dir: e.cwd, Env: e.vars, Dirs: e.dirs, GOOS: e.goos})
 	if out.Err != nil {
 		fmt.Fprintf(e.stderr, "cudaenv: %s\n", out.Err)
+	} else {
+		warnIfNewlyActive(e, out.Resolved)
 	}
 	fmt.Fprint(e.stdout, shell.Render(sh, shellVars(out.Changes))+sh.Check(checkFor(e, out.Watch)))
 	return nil
@@ -173,6 +175,8 @@ func shellUse(e *env, args []string) error {
 	out := activate.Compute(activate.Input{Dir: e.cwd, Env: vars, Dirs: e.dirs, GOOS: e.goos})
 	if out.Err != nil {
 		fmt.Fprintf(e.stderr, "cudaenv: %s\n", out.Err)
+	} else {
+		warnIfNewlyActive(e, out.Resolved)
 	}
 	code.WriteString(shell.Render(sh, shellVars(out.Changes)))
 	code.WriteString(sh.Check(checkFor(e, out.Watch)))

@@ -43,12 +43,20 @@ func TestScripts(t *testing.T) {
 		Condition: func(cond string) (bool, error) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakecuda":  cmdFakeCUDA,
-			"fakecudnn": cmdFakeCudnn,
-			"touchnew":  cmdTouchNew,
-		},
+		Cmds: cmds(t),
 	})
+}
+
+func cmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	m := map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"fakecuda":  cmdFakeCUDA,
+		"fakecudnn": cmdFakeCudnn,
+		"touchnew":  cmdTouchNew,
+	}
+	for k, v := range mirrorCmds(t) {
+		m[k] = v
+	}
+	return m
 }
 
 // sharedDir finds ../shared/ beside the checkout (real NVIDIA manifests).

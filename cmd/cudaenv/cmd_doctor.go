@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/cudaenv/cudaenv/compat"
+	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/detect"
+	"github.com/cudaenv/cudaenv/internal/doctor"
+	"github.com/cudaenv/cudaenv/internal/envdiff"
+)
+
+func doctorCommands(e *env) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:  "doctor",
+			Usage: "check that driver, GPU, toolkit, cuDNN, host compiler, PATH and PyTorch agree",
+			Description: `One line per check: ok, warn or FAIL. Exit status 0 when all is well,
+1 with warnings, 2 with failures. --json prints
+{"status": "ok|warn|fail", "checks": [{"id", "status", "message", "hint"}]}
+with the ids toolkit, driver, gpu-arch, cudnn, host-compiler, path, torch, env.
+--gpu also compiles and runs a small CUDA program with the selected nvcc.`,
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+				&cli.BoolFlag{Name: "gpu", Usage: "also compile and run a device query and bandwidth test with the selected toolkit"},
+			},
+			Action: func(c *cli.Context) error { return runDoctor(e, c.Bool("json"), c.Bool("gpu")) },
+		},
+		{
+			Name:      "compat",
+			Usage:     "what a PyTorch release was built with, its pip line, and whether this machine runs it",
+			ArgsUsage: "[torch==VERSION | torch]   (none: the matrix for this machine)",
+			Action: func(c *cli.Context) error {
+				switch c.NArg() {
+				case 0:
+					return compatMatrix(e)
+				case 1:
+					return compatTorch(e, c.Args().First())
+				}
+				return errors.New("compat takes one argument, e.g. cudaenv compat torch==2.5.1")
+			},
+		},
+	}
+}
+
+// host is this machine as the detect package sees it, commands included.
+func (e *env) host(withCommands bool) detect.Host {
+	h := detect.Host{Env: e.vars, GOOS: e.goos}
+	if withCommands {
+		env := environ(e.vars)
+		h.Run = func(ctx context.Context, name string, args ...string) ([]byte, error) {
+			ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, name, args...)
+			cmd.Env = env
+			return cmd.CombinedOutput()
+		}
+	}
+	return h
+}
+
+func (e *env) fancy(w any) bool {
+	if _, off := e.vars["NO_COLOR"]; off {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func runDoctor(e *env, asJSON, gpu bool) error {
+	ctx := context.Background()
+	sel := doctor.Selection{OwnBinDirs: []string{e.dirs.Shims()}}
+	r, err := resolveHere(e)
+	var notInstalled *activate.NotInstalledError
+	switch {
+	case err == nil:
+	case errors.As(err, &notInstalled):
+		sel.Toolkit.Version = notInstalled.Spec.String()
+		sel.Toolkit.Source = "set by " + notInstalled.Source.String()
+	case errors.Is(err, errNothingSelected):
+	default:
+		return err
+	}
+	if r.CUDA != nil {
+		sel.Toolkit = doctor.Toolkit{
+			Version:    r.CUDA.Version.String(),
+			Source:     "set by " + r.Selection.Source.String(),
+			Dir:        r.CUDA.Path,
+			HasReceipt: true,
+		}
+		sel.OwnBinDirs = append(sel.OwnBinDirs, filepath.Join(r.CUDA.Path, "bin"))
+	}
+	if r.Cudnn != nil {
+		sel.Cudnn = doctor.Cudnn{Version: r.Cudnn.Version.String(), Dir: r.Cudnn.Path, VariantMajor: r.Cudnn.CUDAMajor}
+	}
+	h := e.host(true)
+	in := doctor.Gather(ctx, h, sel)
+	// Judge the environment the selection produces, not the one doctor was
+	// started in (a shim or IDE may not have the hook's changes).
+	if r.CUDA != nil || r.Cudnn != nil {
+		in.Env = envdiff.Result(e.vars, activate.Changes(e.vars, activate.Want(r, e.goos), e.goos))
+	}
+	rep := doctor.Run(in)
+	if gpu {
+		rep.Add(gpuCheck(ctx, e, h, r, len(in.GPUs) > 0))
+	}
+	if asJSON {
+		if err := doctor.WriteJSON(e.stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		style := doctor.Plain
+		if e.fancy(e.stdout) {
+			style = doctor.Fancy
+		}
+		if err := doctor.WriteText(e.stdout, rep, style); err != nil {
+			return err
+		}
+	}
+	if code := rep.ExitCode(); code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// gpuCheck compiles and runs the embedded device query and bandwidth test
+// with the selected nvcc, as the seed guides do with deviceQuery.
+func gpuCheck(ctx context.Context, e *env, h detect.Host, r activate.Resolved, haveGPU bool) doctor.Check {
+	if r.CUDA == nil {
+		return doctor.Check{ID: "gpu", Status: doctor.Skip, Message: "no toolkit selected to build the GPU check with"}
+	}
+	if !haveGPU {
+		return doctor.Check{ID: "gpu", Status: doctor.Skip, Message: "no GPU found; nothing to run the GPU check on"}
+	}
+	dir, err := os.MkdirTemp("", "cudaenv-gpucheck-")
+	if err != nil {
+		return doctor.Check{ID: "gpu", Status: doctor.Fail, Message: err.Error()}
+	}
+	defer os.RemoveAll(dir)
+	src := filepath.Join(dir, doctor.GPUCheckFile)
+	if err := os.WriteFile(src, doctor.GPUCheckSource, 0o644); err != nil {
+		return doctor.Check{ID: "gpu", Status: doctor.Fail, Message: err.Error()}
+	}
+	bin := filepath.Join(dir, "gpucheck")
+	vars := envdiff.Result(e.vars, activate.Changes(e.vars, activate.Want(r, e.goos), e.goos))
+	run := func(name string, args ...string) ([]byte, error) {
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Env = environ(vars)
+		cmd.Dir = dir
+		return cmd.CombinedOutput()
+	}
+	buildOut, buildErr := run(filepath.Join(r.CUDA.Path, "bin", "nvcc"), doctor.GPUCheckArgs(src, bin)...)
+	var runOut []byte
+	var runErr error
+	if buildErr == nil {
+		runOut, runErr = run(bin)
+	}
+	return doctor.GPUCheck(buildOut, buildErr, runOut, runErr)
+}
+
+// driverWarning is the one line `use` and the hook print when the selected
+// toolkit needs a newer driver than this machine has; "" otherwise. It
+// reads files only (no nvidia-smi) so that switching stays fast.
+func driverWarning(e *env, r activate.Resolved) string {
+	if r.CUDA == nil {
+		return ""
+	}
+	d := e.host(false).Driver(context.Background())
+	return doctor.DriverWarning(r.CUDA.Version.String(), d, e.goos)
+}
+
+// warnIfNewlyActive prints the driver warning once, when the active
+// toolkit changes.
+func warnIfNewlyActive(e *env, r activate.Resolved) {
+	prev, _ := envdiff.Decode(e.vars[envdiff.StateVar])
+	if r.CUDA == nil || prev.Active == r.Label() {
+		return
+	}
+	if w := driverWarning(e, r); w != "" {
+		fmt.Fprintf(e.stderr, "cudaenv: warning: %s\n", w)
+	}
+}
+
+func compatTorch(e *env, arg string) error {
+	name, ver, hasVer := strings.Cut(arg, "==")
+	if name != "torch" {
+		return fmt.Errorf("compat: %q is not a PyTorch requirement; use torch==2.5.1, or torch for the one installed", arg)
+	}
+	ctx := context.Background()
+	h := e.host(true)
+	var installedCUDA string
+	if !hasVer {
+		t, found, err := h.Torch(ctx)
+		if err != nil {
+			return fmt.Errorf("compat: %w", err)
+		}
+		if !found {
+			return errors.New("compat: no torch in the active Python; name a release, e.g. cudaenv compat torch==2.5.1")
+		}
+		ver, installedCUDA = t.Version, t.CUDA
+		fmt.Fprintf(e.stdout, "installed: torch %s (%s)\n", t.Version, t.Path)
+	}
+	rel, ok := compat.Torch(ver)
+	if !ok {
+		return fmt.Errorf("compat: torch %s is not in cudaenv's tables; see: cudaenv compat", ver)
+	}
+	d := h.Driver(ctx)
+	fmt.Fprintf(e.stdout, "torch %s: Python %s\n", rel.Version, rel.Python)
+	if rel.Torchvision != "" {
+		audio := "none (torchaudio ended with 2.11)"
+		if rel.Torchaudio != "" {
+			audio = rel.Torchaudio
+		}
+		fmt.Fprintf(e.stdout, "  built with it: torchvision %s, torchaudio %s\n", rel.Torchvision, audio)
+	}
+	if rel.Note != "" {
+		fmt.Fprintf(e.stdout, "  note: %s\n", rel.Note)
+	}
+	for _, v := range rel.Variants {
+		if installedCUDA != "" && compat.VariantName(installedCUDA) != v.Name {
+			continue
+		}
+		fmt.Fprintf(e.stdout, "  %s (%s): CUDA %s, cuDNN %s, %s\n", v.Name, v.Role, v.CUDA, v.Cudnn, driverVerdict(d, v.CUDA, e.goos))
+		if line := compat.PipLine(rel.Version, v.Name); line != "" {
+			fmt.Fprintf(e.stdout, "    %s\n", line)
+		}
+	}
+	fmt.Fprintf(e.stdout, "install a matching toolkit with: cudaenv install --for torch==%s\n", rel.Version)
+	return nil
+}
+
+func driverVerdict(d detect.Driver, cuda, goos string) string {
+	if !d.Found() {
+		return "driver: none found (fine for building, not for running)"
+	}
+	chk := compat.CheckDriver(cuda, d.Version, goos)
+	switch chk.Status {
+	case compat.DriverOK:
+		return "driver " + d.Version + " runs it"
+	case compat.DriverMinorCompat:
+		return fmt.Sprintf("driver %s runs it through minor-version compatibility (full support needs %s)", d.Version, chk.Need)
+	case compat.DriverTooOld:
+		return fmt.Sprintf("driver %s is too old (needs %s)", d.Version, chk.Need)
+	}
+	return "driver " + d.Version + ": unknown requirement"
+}
+
+func compatMatrix(e *env) error {
+	d := e.host(true).Driver(context.Background())
+	driver := d.Version
+	if d.Found() {
+		fmt.Fprintf(e.stdout, "driver %s (%s)\n", d.Version, d.Source)
+	} else {
+		fmt.Fprintln(e.stdout, "driver: none found")
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TORCH\tBUILD\tCUDA\tCUDNN\tROLE\tTHIS MACHINE")
+	for _, row := range compat.TorchMatrix(driver, e.goos) {
+		verdict := "-"
+		switch row.Driver {
+		case compat.DriverOK:
+			verdict = "runs"
+		case compat.DriverMinorCompat:
+			verdict = "runs (minor-version compat)"
+		case compat.DriverTooOld:
+			verdict = "driver too old (needs " + row.Need + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", row.Torch, row.Variant.Name, row.Variant.CUDA, row.Variant.Cudnn, row.Variant.Role, verdict)
+	}
+	return tw.Flush()
+}
+
+// torchTargets picks the CUDA and cuDNN specs `install --for torch==X`
+// installs: the newest CUDA build of that release this machine's driver
+// runs (any, without a driver), and the cuDNN the wheels bundle.
+func torchTargets(e *env, arg string) (cuda, cudnn string, err error) {
+	name, ver, ok := strings.Cut(arg, "==")
+	if name != "torch" || !ok {
+		return "", "", fmt.Errorf("install --for: use torch==VERSION, e.g. --for torch==2.5.1 (got %q)", arg)
+	}
+	rel, found := compat.Torch(ver)
+	if !found {
+		return "", "", fmt.Errorf("install --for: torch %s is not in cudaenv's tables; see: cudaenv compat", ver)
+	}
+	d := e.host(true).Driver(context.Background())
+	vs := append([]compat.TorchVariant(nil), rel.Variants...)
+	sort.SliceStable(vs, func(i, j int) bool { return compat.CompareVersions(vs[i].CUDA, vs[j].CUDA) > 0 })
+	var pick *compat.TorchVariant
+	for i := range vs {
+		if vs[i].CUDA == "" {
+			continue
+		}
+		if d.Found() && compat.CheckDriver(vs[i].CUDA, d.Version, e.goos).Status == compat.DriverTooOld {
+			continue
+		}
+		pick = &vs[i]
+		break
+	}
+	if pick == nil {
+		return "", "", fmt.Errorf("install --for: driver %s runs none of torch %s's CUDA builds; update the driver (see: cudaenv compat torch==%s)", d.Version, rel.Version, rel.Version)
+	}
+	return pick.CUDA, pick.Cudnn, nil
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cudaenv/cudaenv/fetch/fetchtest"
+)
+
+// mirrors holds each script's test mirror, by $WORK.
+var (
+	mirrorsMu sync.Mutex
+	mirrors   = map[string]*fetchtest.Mirror{}
+)
+
+// mirrorCmds are the testscript verbs that drive a local NVIDIA mirror
+// (real manifests from ../shared/nvidia/manifests, generated archives).
+// Nothing reaches the internet.
+func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	get := func(ts *testscript.TestScript) *fetchtest.Mirror {
+		mirrorsMu.Lock()
+		defer mirrorsMu.Unlock()
+		m := mirrors[ts.Getenv("WORK")]
+		if m == nil {
+			ts.Fatalf("no mirror: run the mirror command first")
+		}
+		return m
+	}
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		// mirror: start a mirror and point CUDAENV_MIRROR at it.
+		"mirror": func(ts *testscript.TestScript, neg bool, args []string) {
+			m := fetchtest.NewMirror(t, fetchtest.Options{})
+			mirrorsMu.Lock()
+			mirrors[ts.Getenv("WORK")] = m
+			mirrorsMu.Unlock()
+			ts.Setenv("CUDAENV_MIRROR", m.URL())
+		},
+		// mirror-fault COMPONENT KIND [N]: notfound, fail N, drop N (bytes),
+		// ignorerange, wrongsha, wrongsize, truncate N, zipslip, symlink, or none.
+		"mirror-fault": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) < 2 {
+				ts.Fatalf("usage: mirror-fault COMPONENT KIND [N]")
+			}
+			n := int64(0)
+			if len(args) > 2 {
+				v, err := strconv.ParseInt(args[2], 10, 64)
+				ts.Check(err)
+				n = v
+			}
+			var f fetchtest.Fault
+			switch args[1] {
+			case "none":
+			case "notfound":
+				f.NotFound = true
+			case "fail":
+				f.Fail = int(n)
+			case "drop":
+				f.DropAfter = n
+			case "ignorerange":
+				f.IgnoreRange = true
+			case "wrongsha":
+				f.WrongSHA256 = true
+			case "wrongsize":
+				f.WrongSize = true
+			case "truncate":
+				f.Truncate = n
+			case "zipslip":
+				f.Extra = []fetchtest.Entry{{Name: "../../evil", Raw: true, Body: "pwned\n"}}
+			case "symlink":
+				f.Extra = []fetchtest.Entry{{Name: "lib/escape", Type: '2', Link: "../../../../../../../etc/passwd"}}
+			default:
+				ts.Fatalf("unknown fault %q", args[1])
+			}
+			get(ts).SetFault(args[0], f)
+		},
+		// mirror-requests COMPONENT: print how often its archives were requested.
+		"mirror-requests": func(ts *testscript.TestScript, neg bool, args []string) {
+			m := get(ts)
+			if len(args) == 0 {
+				counts := m.Requests()
+				var keys []string
+				for k := range counts {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					fmt.Fprintf(ts.Stdout(), "%s %d\n", k, counts[k])
+				}
+				return
+			}
+			for _, c := range args {
+				fmt.Fprintf(ts.Stdout(), "%s %d range=%d\n", c, m.ArchiveRequests(c), m.RangeRequests(c))
+			}
+		},
+		"mirror-reset": func(ts *testscript.TestScript, neg bool, args []string) {
+			get(ts).ResetCounts()
+		},
+	}
+}
