@@ -65,6 +65,10 @@ func parseEnviron(environ []string) envdiff.Env {
 
 // run is main without the process: it returns the exit code.
 func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Called as nvcc, ptxas, …: a shim. Nothing else runs on that path.
+	if isShimCall(args) {
+		return runShim(args, environ, stderr)
+	}
 	e := &env{args: args, vars: parseEnviron(environ), goos: runtime.GOOS, stdin: stdin, stdout: stdout, stderr: stderr}
 	e.dirs = dirs.FromEnv(e.lookup)
 	if wd, err := os.Getwd(); err == nil {
@@ -189,6 +193,9 @@ func commands(e *env) []*cli.Command {
 	cmds = append(cmds, envCommands(e)...)
 	cmds = append(cmds, installCommands(e)...)
 	cmds = append(cmds, doctorCommands(e)...)
+	cmds = append(cmds, shimCommands(e)...)
+	cmds = append(cmds, completionCommands(e)...)
+	addInitShims(e, cmds)
 	return cmds
 }
 
