@@ -107,11 +107,6 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 	}
 	h := e.host(true)
 	in := doctor.Gather(ctx, h, sel)
-	// Judge the environment the selection produces, not the one doctor was
-	// started in (a shim or IDE may not have the hook's changes).
-	if r.CUDA != nil || r.Cudnn != nil {
-		in.Env = envdiff.Result(e.vars, activate.Changes(e.vars, activate.Want(r, e.goos), e.goos))
-	}
 	rep := doctor.Run(in)
 	if gpu {
 		rep.Add(gpuCheck(ctx, e, h, r, len(in.GPUs) > 0))

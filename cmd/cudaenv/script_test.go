@@ -97,6 +97,8 @@ func cmdFakeCUDA(ts *testscript.TestScript, neg bool, args []string) {
 		"version.json":                `{"cuda": {"name": "CUDA SDK", "version": "` + ver + `"}}`,
 		"lib64/libcudart.so." + major: "fake\n",
 		"include/cuda_runtime.h":      "// fake\n",
+		"nvvm/bin/cicc":               "#!/bin/sh\n",
+		"include/crt/host_config.h":   "#if __GNUC__ > 13\n#error -- unsupported GNU version! gcc versions later than 13 are not supported!\n#endif\n",
 	}
 	if installed {
 		r, _ := json.Marshal(map[string]any{"kind": "cuda", "version": ver, "source": "test", "installed": time.Now().UTC()})
@@ -106,7 +108,7 @@ func cmdFakeCUDA(ts *testscript.TestScript, neg bool, args []string) {
 		p := filepath.Join(dir, name)
 		ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
 		mode := os.FileMode(0o644)
-		if strings.HasPrefix(name, "bin/") {
+		if strings.Contains(name, "bin/") {
 			mode = 0o755
 		}
 		ts.Check(os.WriteFile(p, []byte(body), mode))
