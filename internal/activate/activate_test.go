@@ -1,0 +1,158 @@
+package activate
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/resolve"
+	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+func newStore(t *testing.T) *store.Store {
+	root := t.TempDir()
+	return store.New(dirs.Dirs{Root: root, Config: filepath.Join(root, "cfg"), Cache: filepath.Join(root, "cache")})
+}
+
+func install(t *testing.T, st *store.Store, k store.Kind, name string, files ...string) {
+	t.Helper()
+	if _, err := st.Install(k, name, func(stage string) (store.Receipt, error) {
+		for _, f := range files {
+			p := filepath.Join(stage, f)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return store.Receipt{}, err
+			}
+			if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				return store.Receipt{}, err
+			}
+		}
+		return store.Receipt{Source: "test"}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func specs(t *testing.T, text string) resolve.Selection {
+	s, err := resolve.Parse("test", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resolve.Selection{Specs: s, Source: resolve.Source{Kind: resolve.FromFile, Path: "/p/.cuda-version"}}
+}
+
+func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
+	t124 := &store.Entry{Version: version.MustParse("12.4.1"), Path: "/s/cuda/12.4.1"}
+	t130 := &store.Entry{Version: version.MustParse("13.0.0"), Path: `C:\s\cuda\13.0.0`}
+	d := &store.Entry{Kind: store.Cudnn, Version: version.MustParse("9.5.1.17"), CUDAMajor: 12, Path: "/s/cudnn/9.5.1.17-cuda12"}
+	tests := []struct {
+		desc    string
+		r       Resolved
+		goos    string
+		prepend map[string][]string
+		set     map[string]string
+	}{
+		{
+			desc: "linux CUDA with cuDNN adds bin, the lib dirs, cuDNN's include and the scalars",
+			r:    Resolved{CUDA: t124, Cudnn: d}, goos: "linux",
+			prepend: map[string][]string{
+				"PATH":            {"/s/cuda/12.4.1/bin"},
+				"LD_LIBRARY_PATH": {"/s/cuda/12.4.1/lib", "/s/cudnn/9.5.1.17-cuda12/lib"},
+				"LIBRARY_PATH":    {"/s/cudnn/9.5.1.17-cuda12/lib"},
+				"CPATH":           {"/s/cudnn/9.5.1.17-cuda12/include"},
+			},
+			set: map[string]string{
+				"CUDA_HOME": "/s/cuda/12.4.1", "CUDA_PATH": "/s/cuda/12.4.1",
+				"CUDACXX": "/s/cuda/12.4.1/bin/nvcc", "CUDNN_PATH": "/s/cudnn/9.5.1.17-cuda12",
+			},
+		},
+		{
+			desc: "windows CUDA 13 adds bin and bin/x64 and the versioned CUDA_PATH",
+			r:    Resolved{CUDA: t130}, goos: "windows",
+			prepend: map[string][]string{"PATH": {filepath.Join(`C:\s\cuda\13.0.0`, "bin"), filepath.Join(`C:\s\cuda\13.0.0`, "bin", "x64")}},
+			set: map[string]string{
+				"CUDA_HOME": `C:\s\cuda\13.0.0`, "CUDA_PATH": `C:\s\cuda\13.0.0`, "CUDA_PATH_V13_0": `C:\s\cuda\13.0.0`,
+				"CUDACXX": filepath.Join(`C:\s\cuda\13.0.0`, "bin", "nvcc.exe"),
+			},
+		},
+		{
+			desc: "windows CUDA 12 adds bin only",
+			r:    Resolved{CUDA: t124}, goos: "windows",
+			prepend: map[string][]string{"PATH": {filepath.Join("/s/cuda/12.4.1", "bin")}},
+			set: map[string]string{
+				"CUDA_HOME": "/s/cuda/12.4.1", "CUDA_PATH": "/s/cuda/12.4.1", "CUDA_PATH_V12_4": "/s/cuda/12.4.1",
+				"CUDACXX": filepath.Join("/s/cuda/12.4.1", "bin", "nvcc.exe"),
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			w := Want(tt.r, tt.goos)
+			if !reflect.DeepEqual(w.Prepend, tt.prepend) {
+				t.Errorf("prepend = %v\nwant      %v", w.Prepend, tt.prepend)
+			}
+			if !reflect.DeepEqual(w.Set, tt.set) {
+				t.Errorf("set = %v\nwant  %v", w.Set, tt.set)
+			}
+			for _, dirs := range w.Prepend {
+				for _, d := range dirs {
+					if strings.Contains(d, "stubs") {
+						t.Errorf("stubs added: %s", d)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestResolvePicksTheNewestMatchAndExplainsMisses(t *testing.T) {
+	st := newStore(t)
+	install(t, st, store.CUDA, "12.4.0")
+	install(t, st, store.CUDA, "12.4.1", "lib64/libcudart.so.12")
+	install(t, st, store.Cudnn, "9.5.1.17-cuda11")
+	install(t, st, store.Cudnn, "9.5.1.17-cuda12")
+
+	r, err := Resolve(st, specs(t, "12.4 cudnn@9.5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CUDA.Name != "12.4.1" || r.Cudnn.Name != "9.5.1.17-cuda12" || r.Label() != "12.4.1 cudnn@9.5.1.17" {
+		t.Errorf("resolved %+v", r.Label())
+	}
+	if got := Want(r, "linux").Prepend["LD_LIBRARY_PATH"][0]; got != filepath.Join(r.CUDA.Path, "lib64") {
+		t.Errorf("lib dir = %s, want lib64 when it exists", got)
+	}
+
+	_, err = Resolve(st, specs(t, "11.8"))
+	want := "CUDA 11.8 (selected by /p/.cuda-version) is not installed; installed: 12.4.0, 12.4.1; run: cudaenv install 11.8"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant  %s", err, want)
+	}
+	_, err = Resolve(st, specs(t, "12.4 cudnn@9.6"))
+	want = "cuDNN 9.6 for CUDA 12 (selected by /p/.cuda-version) is not installed; installed: 9.5.1.17 for CUDA 11, 9.5.1.17 for CUDA 12; run: cudaenv install cudnn@9.6"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant  %s", err, want)
+	}
+	if r, err := Resolve(st, specs(t, "system")); err != nil || r.CUDA != nil {
+		t.Errorf("system resolved to %+v, %v", r, err)
+	}
+}
+
+func TestWhichNamesTheVersionsThatHaveACommand(t *testing.T) {
+	st := newStore(t)
+	install(t, st, store.CUDA, "11.8.0", "bin/nvcc", "bin/nvprof")
+	install(t, st, store.CUDA, "12.4.1", "bin/nvcc")
+	r, _ := Resolve(st, specs(t, "12.4"))
+	p, err := Which(st, r, "nvcc", "linux")
+	if err != nil || p != filepath.Join(r.CUDA.Path, "bin", "nvcc") {
+		t.Errorf("which nvcc = %s, %v", p, err)
+	}
+	_, err = Which(st, r, "nvprof", "linux")
+	want := "nvprof: not in CUDA 12.4.1 (selected by /p/.cuda-version); it is in 11.8.0"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant  %s", err, want)
+	}
+}
