@@ -65,7 +65,9 @@ func hashFile(p string) (string, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.CopyBuffer(h, f, make([]byte, 256<<10)); err != nil {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	if _, err := io.CopyBuffer(h, f, *bp); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -161,7 +163,9 @@ func (d *dl) resumeState() error {
 		if _, err := d.f.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		n, err := io.CopyBuffer(d.h, io.LimitReader(d.f, st.Size()), make([]byte, 256<<10))
+		bp := copyBufs.Get().(*[]byte)
+		n, err := io.CopyBuffer(d.h, io.LimitReader(d.f, st.Size()), *bp)
+		copyBufs.Put(bp)
 		if err != nil {
 			return err
 		}
@@ -291,7 +295,9 @@ func (d *dl) fromFile() error {
 
 // copyFrom appends r to f and the hash, never past the expected size.
 func (d *dl) copyFrom(r io.Reader, tick func()) error {
-	buf := make([]byte, 256<<10)
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mholt/archives"
+	fastxz "github.com/mikelolasagasti/xz"
 )
 
 // merger union-merges archives into root, like NVIDIA's parse_redist.py:
@@ -44,8 +45,25 @@ func newMerger(root string) *merger {
 
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
+// unpacker is one extraction worker's reusable state: the xz decoder
+// keeps its dictionary between archives, so a toolkit of any size costs
+// one dictionary per worker and produces no garbage per archive.
+type unpacker struct {
+	xz    *fastxz.Reader
+	br    *bufio.Reader
+	ahead [][]byte
+}
+
+func newUnpacker() *unpacker {
+	u := &unpacker{br: bufio.NewReaderSize(nil, 64<<10)}
+	for i := 0; i < 4; i++ {
+		u.ahead = append(u.ahead, make([]byte, 128<<10))
+	}
+	return u
+}
+
 // extract unpacks the archive file at p (of artifact a) with the given rank.
-func (m *merger) extract(ctx context.Context, p string, a *Artifact, rank int) error {
+func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact, rank int) error {
 	f, err := os.Open(p)
 	if err != nil {
 		return err
@@ -53,13 +71,19 @@ func (m *merger) extract(ctx context.Context, p string, a *Artifact, rank int) e
 	defer f.Close()
 	x := &archiveExtraction{m: m, rank: rank}
 	name := strings.ToLower(a.RelativePath)
+	u.br.Reset(f)
 	switch {
 	case strings.HasSuffix(name, ".tar.xz") || strings.HasSuffix(name, ".txz"):
-		xr, err := archives.Xz{}.OpenReader(bufio.NewReaderSize(f, 256<<10))
+		if u.xz == nil {
+			u.xz, err = fastxz.NewReader(u.br, 0)
+		} else {
+			err = u.xz.Reset(u.br)
+		}
 		if err != nil {
+			u.xz = nil
 			return fmt.Errorf("xz: %w", err)
 		}
-		ahead := readAhead(xr, 256<<10, 4)
+		ahead := readAhead(u.xz, u.ahead)
 		defer ahead.Close()
 		err = archives.Tar{}.Extract(ctx, ahead, x.handle)
 		if err == nil {
@@ -69,14 +93,14 @@ func (m *merger) extract(ctx context.Context, p string, a *Artifact, rank int) e
 		}
 		return err
 	case strings.HasSuffix(name, ".tar.gz") || strings.HasSuffix(name, ".tgz"):
-		gr, err := archives.Gz{}.OpenReader(bufio.NewReaderSize(f, 256<<10))
+		gr, err := archives.Gz{}.OpenReader(u.br)
 		if err != nil {
 			return fmt.Errorf("gzip: %w", err)
 		}
 		defer gr.Close()
 		return archives.Tar{}.Extract(ctx, gr, x.handle)
 	case strings.HasSuffix(name, ".tar"):
-		return archives.Tar{}.Extract(ctx, bufio.NewReaderSize(f, 256<<10), x.handle)
+		return archives.Tar{}.Extract(ctx, u.br, x.handle)
 	case strings.HasSuffix(name, ".zip"):
 		return archives.Zip{}.Extract(ctx, f, x.handle)
 	}
@@ -447,12 +471,13 @@ func LinkLinuxLayout(dir, platform string) error {
 	return nil
 }
 
-// readAhead decodes src in its own goroutine, up to n chunks of size
-// bytes ahead of the reader, so decompression overlaps with writing files.
-func readAhead(src io.Reader, size, n int) *aheadReader {
-	r := &aheadReader{full: make(chan chunk, n), free: make(chan []byte, n), done: make(chan struct{})}
-	for i := 0; i < n; i++ {
-		r.free <- make([]byte, size)
+// readAhead decodes src in its own goroutine, up to len(bufs) chunks
+// ahead of the reader, so decompression overlaps with writing files.
+// Close stops the goroutine and waits for it, so bufs can be reused.
+func readAhead(src io.Reader, bufs [][]byte) *aheadReader {
+	r := &aheadReader{full: make(chan chunk, len(bufs)), free: make(chan []byte, len(bufs)), done: make(chan struct{}), exited: make(chan struct{})}
+	for _, b := range bufs {
+		r.free <- b
 	}
 	go r.fill(src)
 	return r
@@ -464,10 +489,11 @@ type chunk struct {
 }
 
 type aheadReader struct {
-	full chan chunk
-	free chan []byte
-	done chan struct{}
-	once sync.Once
+	full   chan chunk
+	free   chan []byte
+	done   chan struct{}
+	exited chan struct{}
+	once   sync.Once
 
 	cur []byte // unread part of buf
 	buf []byte
@@ -475,6 +501,7 @@ type aheadReader struct {
 }
 
 func (r *aheadReader) fill(src io.Reader) {
+	defer close(r.exited)
 	for {
 		var buf []byte
 		select {
@@ -482,6 +509,7 @@ func (r *aheadReader) fill(src io.Reader) {
 		case <-r.done:
 			return
 		}
+		buf = buf[:cap(buf)]
 		n := 0
 		var err error
 		for n < len(buf) && err == nil {
@@ -506,7 +534,7 @@ func (r *aheadReader) Read(p []byte) (int, error) {
 			return 0, r.err
 		}
 		if r.buf != nil {
-			r.free <- r.buf[:cap(r.buf)]
+			r.free <- r.buf
 			r.buf = nil
 		}
 		c := <-r.full
@@ -517,8 +545,9 @@ func (r *aheadReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Close stops the decoding goroutine.
+// Close stops the decoding goroutine and waits for it to exit.
 func (r *aheadReader) Close() error {
 	r.once.Do(func() { close(r.done) })
+	<-r.exited
 	return nil
 }

@@ -168,6 +168,7 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		exWG.Add(1)
 		go func() {
 			defer exWG.Done()
+			u := newUnpacker()
 			for {
 				select {
 				case <-ctx.Done():
@@ -176,7 +177,7 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 				}
 				i, p := ready.pop()
 				a := &arts[i]
-				if err := m.extract(ctx, p, a, i); err != nil {
+				if err := m.extract(ctx, u, p, a, i); err != nil {
 					if ctx.Err() == nil {
 						fail(fmt.Errorf("extract %s: %w (%s)", a.label(), err, filepath.Base(a.RelativePath)))
 					}

@@ -1,0 +1,283 @@
+// Command install benchmarks fetch.Client.Fetch against `curl | tar -xJf`:
+// it generates a 12-component toolkit mirror on disk, serves it on
+// loopback, and installs it (run.sh drives it).
+//
+//	install gen   -dir DIR [-mb 360]     write DIR/cuda/redist/... and DIR/urls.txt
+//	install serve -dir DIR              serve DIR on 127.0.0.1; prints the base URL
+//	install fetch -base URL -dest DEST -cache CACHE
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/fetch/fetchtest"
+	"github.com/ulikunitz/xz"
+)
+
+// components are CUDA 12.4.1's 12 largest default linux-x86_64 libraries
+// and tools, with their real compressed sizes in MB as weights.
+var components = []struct {
+	id, version string
+	weight      float64
+}{
+	{"libcufft", "11.2.1.3", 509}, {"libcublas", "12.4.5.8", 468}, {"libcusparse", "12.3.1.170", 223},
+	{"libnpp", "12.2.5.30", 184}, {"libcusolver", "11.6.1.9", 126}, {"libcurand", "10.3.5.147", 81},
+	{"cuda_nvcc", "12.4.131", 51}, {"cuda_nvdisasm", "12.4.127", 49}, {"cuda_gdb", "12.4.127", 44},
+	{"libcufile", "1.9.1.3", 41}, {"cuda_nvrtc", "12.4.127", 34}, {"libnvjitlink", "12.4.127", 29},
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: install gen|serve|fetch ...")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "gen":
+		err = gen(os.Args[2:])
+	case "serve":
+		err = serve(os.Args[2:])
+	case "fetch":
+		err = runFetch(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "install:", err)
+		os.Exit(1)
+	}
+}
+
+func gen(args []string) error {
+	fs := flag.NewFlagSet("gen", flag.ExitOnError)
+	dir := fs.String("dir", "", "output directory")
+	mb := fs.Int64("mb", 360, "unpacked size of the toolkit in MB")
+	preset := fs.String("preset", "-6", "xz preset")
+	fs.Parse(args)
+	if *dir == "" {
+		return fmt.Errorf("gen: -dir is required")
+	}
+	var total float64
+	for _, c := range components {
+		total += c.weight
+	}
+	type art struct {
+		id, version, rel, sha string
+		size, unpacked        int64
+	}
+	arts := make([]art, len(components))
+	errs := make([]error, len(components))
+	sem := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	for i, c := range components {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			n := int64(float64(*mb<<20) * c.weight / total)
+			rel := fmt.Sprintf("%s/linux-x86_64/%s-linux-x86_64-%s-archive.tar.xz", c.id, c.id, c.version)
+			p := filepath.Join(*dir, "cuda", "redist", filepath.FromSlash(rel))
+			entries := layout(c.id, c.version, n)
+			if err := writeArchive(p, fetchtest.TopFolder(rel), entries, uint64(i+1), *preset); err != nil {
+				errs[i] = err
+				return
+			}
+			sum, size, err := hashFile(p)
+			arts[i] = art{c.id, c.version, rel, sum, size, n}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	// The manifest, shaped like NVIDIA's.
+	var b strings.Builder
+	b.WriteString("{\n    \"release_date\": \"2024-04-17\",\n    \"release_label\": \"12.4.1\",\n    \"release_product\": \"cuda\"")
+	var urls []string
+	var packed, unpacked int64
+	for _, a := range arts {
+		fmt.Fprintf(&b, ",\n    %q: {\n        \"name\": %q,\n        \"license\": \"CUDA Toolkit\",\n        \"license_path\": \"%s/LICENSE.txt\",\n        \"version\": %q,\n        \"linux-x86_64\": {\n            \"relative_path\": %q,\n            \"sha256\": %q,\n            \"md5\": \"00000000000000000000000000000000\",\n            \"size\": \"%d\"\n        }\n    }",
+			a.id, a.id, a.id, a.version, a.rel, a.sha, a.size)
+		urls = append(urls, "cuda/redist/"+a.rel)
+		packed += a.size
+		unpacked += a.unpacked
+	}
+	b.WriteString("\n}")
+	if err := os.WriteFile(filepath.Join(*dir, "cuda", "redist", "redistrib_12.4.1.json"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(*dir, "urls.txt"), []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("generated %d archives: %.1f MB compressed, %.1f MB unpacked\n", len(arts), float64(packed)/1e6, float64(unpacked)/1e6)
+	return nil
+}
+
+// layout spreads n bytes over a component's files the way NVIDIA's
+// archives do: one big shared library, a static library, many headers.
+func layout(id, version string, n int64) []fetchtest.Entry {
+	name := id
+	if !strings.HasPrefix(name, "lib") {
+		name = "lib" + strings.TrimPrefix(id, "cuda_")
+	}
+	maj := strings.Split(version, ".")[0]
+	es := []fetchtest.Entry{
+		{Name: "LICENSE", Body: "License of " + id + "\n"},
+		{Name: "lib/" + name + ".so." + version, Mode: 0o755, Size: n * 6 / 10},
+		{Name: "lib/" + name + ".so." + maj, Type: tar.TypeSymlink, Link: name + ".so." + version},
+		{Name: "lib/" + name + ".so", Type: tar.TypeSymlink, Link: name + ".so." + maj},
+	}
+	rest := n - n*6/10
+	headers := int64(40)
+	hsize := rest / 20 / headers
+	for i := int64(0); i < headers; i++ {
+		es = append(es, fetchtest.Entry{Name: fmt.Sprintf("include/%s/h%02d.h", id, i), Size: hsize})
+	}
+	es = append(es, fetchtest.Entry{Name: "lib/" + name + "_static.a", Size: rest - hsize*headers})
+	return es
+}
+
+// writeArchive writes a .tar.xz with the system xz (single-threaded, so one
+// block, like a plain `xz` run) or, without it, ulikunitz/xz.
+func writeArchive(p, top string, entries []fetchtest.Entry, seed uint64, preset string) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	out, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if xzPath, err := exec.LookPath("xz"); err == nil {
+		cmd := exec.Command(xzPath, preset, "-T1", "-c")
+		cmd.Stdout = out
+		cmd.Stderr = os.Stderr
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			return err
+		}
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		werr := fetchtest.WriteTar(in, top, entries, seed)
+		in.Close()
+		if err := cmd.Wait(); err != nil {
+			return err
+		}
+		return werr
+	}
+	xw, err := xz.NewWriter(out)
+	if err != nil {
+		return err
+	}
+	if err := fetchtest.WriteTar(xw, top, entries, seed); err != nil {
+		return err
+	}
+	return xw.Close()
+}
+
+func hashFile(p string) (string, int64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return hex.EncodeToString(h.Sum(nil)), n, err
+}
+
+func serve(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	dir := fs.String("dir", "", "directory to serve")
+	fs.Parse(args)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("http://%s\n", ln.Addr())
+	os.Stdout.Sync()
+	return http.Serve(ln, http.FileServer(http.Dir(*dir)))
+}
+
+func runFetch(args []string) error {
+	fs := flag.NewFlagSet("fetch", flag.ExitOnError)
+	base := fs.String("base", "", "mirror base URL")
+	dest := fs.String("dest", "", "install directory")
+	cache := fs.String("cache", "", "cache directory")
+	jobs := fs.Int("jobs", 0, "parallel downloads")
+	unpackers := fs.Int("unpackers", 0, "parallel extractions")
+	jsonOut := fs.Bool("json", false, "print a JSON summary")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile")
+	fs.Parse(args)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	c := &fetch.Client{Base: *base, CacheDir: *cache, Jobs: *jobs, Unpackers: *unpackers}
+	start := time.Now()
+	ctx := context.Background()
+	m, err := c.Manifest(ctx, fetch.CUDA, "12.4.1")
+	if err != nil {
+		return err
+	}
+	arts, err := m.Select(fetch.Selection{Platform: "linux-x86_64", Profile: "default"})
+	if err != nil {
+		return err
+	}
+	if _, err := c.Fetch(ctx, arts, *dest); err != nil {
+		return err
+	}
+	wall := time.Since(start)
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	sum := map[string]any{
+		"components": len(arts), "wall_s": wall.Seconds(), "maxrss_kib": ru.Maxrss,
+		"user_s": time.Duration(ru.Utime.Nano()).Seconds(), "sys_s": time.Duration(ru.Stime.Nano()).Seconds(),
+	}
+	if *jsonOut {
+		var buf bytes.Buffer
+		json.NewEncoder(&buf).Encode(sum)
+		os.Stdout.Write(buf.Bytes())
+		return nil
+	}
+	keys := make([]string, 0, len(sum))
+	for k := range sum {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Printf("%s=%v ", k, sum[k])
+	}
+	fmt.Println()
+	return nil
+}
