@@ -80,7 +80,9 @@ type Progress interface {
 	// Start is called once with the bytes to obtain (archives already in the
 	// cache included) and the number of components.
 	Start(totalBytes int64, components int)
-	// Add reports bytes obtained (downloaded, or found in the cache).
+	// Add reports bytes obtained (downloaded, or found in the cache). It is
+	// negative when a transfer has to start over (a server ignored Range,
+	// or a resumed file failed its check).
 	Add(bytes int64)
 	// ComponentDone reports a component verified and extracted.
 	ComponentDone(id string)

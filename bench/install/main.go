@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command install benchmarks fetch.Client.Fetch against `curl | tar -xJf`:
 // it generates a 12-component toolkit mirror on disk, serves it on
 // loopback, and installs it (run.sh drives it).

@@ -1,6 +1,29 @@
 // Package fetchtest serves a fake NVIDIA redist server for tests: real
 // manifests with their sha256/size values rewritten to match small
 // generated archives, plus fault injection and request counting.
+//
+// The mirror serves /cuda/redist/ and /cudnn/redist/ listings (HTML like
+// NVIDIA's), every redistrib_<version>.json found in Options.ManifestDir
+// (by default the nearest shared/nvidia/manifests above the working
+// directory, else built-in synthetic manifests for cuda 12.4.1 and 13.0.0
+// and cudnn 9.5.1), and for each artifact a generated archive in NVIDIA's
+// layout (tar.xz for linux, zip for windows; bin/nvcc prints
+// "Cuda compilation tools, release 12.4, V12.4.131"). Served manifests
+// differ from the originals only in the sha256 and size values, which
+// are replaced in place, not re-serialised.
+//
+// Use it from a test, including a testscript one:
+//
+//	m := fetchtest.NewMirror(t, fetchtest.Options{})
+//	testscript.Run(t, testscript.Params{Dir: "testdata", Setup: func(e *testscript.Env) error {
+//		e.Setenv("CUDAENV_MIRROR", m.URL())
+//		return nil
+//	}})
+//
+// Faults (by component id) inject 404s, 500s, dropped connections,
+// ignored Range headers, wrong hashes or sizes, truncated or corrupt
+// archives and hostile archive entries; ArchiveRequests and
+// RangeRequests count what clients asked for.
 package fetchtest
 
 import (
