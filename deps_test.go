@@ -15,7 +15,8 @@ const module = "github.com/cudaenv/cudaenv"
 // cudaenv package; store and fetch never import each other; nothing
 // imports cmd.
 var allowed = map[string][]string{
-	"cmd/cudaenv": {"*"},
+	"cmd/cudaenv":      {"*"},
+	"cmd/cudaenv-shim": {"shims"}, // what the shims run: the shim path alone, small and quick to start
 
 	// Leaves: pure logic and data, no cudaenv imports (compat's test
 	// reads its own generator).

@@ -88,7 +88,13 @@ func Resolve(c Call) (Target, error) {
 			return Target{}, &NotFoundError{Err: err}
 		}
 		want = activate.Want(r, c.GOOS)
-		env = envdiff.Result(env, activate.Changes(env, want, c.GOOS))
+		if _, hooked := env[envdiff.StateVar]; hooked {
+			// A prompt hook (or cudaenv exec) activated something: take
+			// that back first, as the hook would.
+			env = envdiff.Result(env, activate.Changes(env, want, c.GOOS))
+		} else {
+			applyFresh(env, want, activate.ListSep(c.GOOS))
+		}
 		env["PATH"] = withoutDir(env["PATH"], d.Shims(), c.GOOS)
 	}
 	args := make([]string, 0, len(c.Args))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -33,6 +34,9 @@ or use: eval "$(cudaenv init --shims bash)"`,
 				if err != nil {
 					return err
 				}
+				if target, fallback := shimTarget(e); fallback {
+					fmt.Fprintf(e.stderr, "cudaenv: note: %s is not installed beside %s, so the shims run cudaenv itself, which starts several times slower; install both with: go install ./cmd/...\n", shimBinary(e.goos), target)
+				}
 				fmt.Fprintf(e.stdout, "%d shims in %s\n", len(rep.Added)+rep.Kept, e.dirs.Shims())
 				if len(rep.Added) > 0 {
 					fmt.Fprintf(e.stdout, "added: %s\n", strings.Join(rep.Added, " "))
@@ -47,26 +51,43 @@ or use: eval "$(cudaenv init --shims bash)"`,
 }
 
 func rehash(e *env) (shims.Report, error) {
-	self, err := shimTarget(e)
-	if err != nil {
-		return shims.Report{}, err
-	}
-	return shims.Rehash(e.store(), self, e.goos)
+	target, _ := shimTarget(e)
+	return shims.Rehash(e.store(), target, e.goos)
 }
 
-// shimTarget is the binary the shims run. On Unix they are symlinks to the
-// path cudaenv was started as, so that a package manager's symlink keeps
-// working across upgrades; on Windows they are hard links or copies of the
-// executable itself.
-func shimTarget(e *env) (string, error) {
-	if e.goos == "windows" {
-		p, err := os.Executable()
-		if err != nil {
-			return "", fmt.Errorf("rehash: cannot find the cudaenv executable: %w", err)
-		}
-		return p, nil
+// shimBinary is the small program the shims run, installed beside cudaenv.
+func shimBinary(goos string) string {
+	if goos == "windows" {
+		return "cudaenv-shim.exe"
 	}
-	return selfPath(e), nil
+	return "cudaenv-shim"
+}
+
+// shimTarget is the binary the shims run: cudaenv-shim from the folder
+// cudaenv was started from (on Unix the path as invoked, so that a
+// package manager's symlink keeps working across upgrades), else cudaenv
+// itself, which answers to shim names too but starts several times
+// slower. fallback reports the latter.
+func shimTarget(e *env) (target string, fallback bool) {
+	self := selfPath(e)
+	if e.goos == "windows" {
+		// Shims are hard links or copies there, so name the file itself.
+		if p, err := os.Executable(); err == nil {
+			self = p
+		}
+	}
+	cands := []string{filepath.Join(filepath.Dir(self), shimBinary(e.goos))}
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			cands = append(cands, filepath.Join(filepath.Dir(real), shimBinary(e.goos)))
+		}
+	}
+	for _, c := range cands {
+		if isExecutable(c, e.goos) {
+			return c, false
+		}
+	}
+	return self, true
 }
 
 // rehashAfterStoreChange keeps the shims in step with the store; a failure

@@ -1,7 +1,11 @@
 package activate
 
 import (
+	"bytes"
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,8 +17,10 @@ import (
 
 // ResolveFast is Resolve for hot paths such as shims: it reads the store's
 // directory names and the receipts of the entries it picks, not of every
-// entry. It returns what Resolve returns; when a spec matches nothing it
-// defers to Resolve, whose error lists what is installed.
+// entry, and decodes a receipt only when the entry is linked; so an
+// entry's Receipt is the zero Receipt unless it is linked. Otherwise it
+// returns what Resolve returns; when a spec matches nothing it defers to
+// Resolve, whose error lists what is installed.
 func ResolveFast(st *store.Store, sel resolve.Selection) (Resolved, error) {
 	r := Resolved{Selection: sel}
 	if sel.System() {
@@ -93,9 +99,32 @@ func pick(st *store.Store, k store.Kind, dir string, spec version.Spec, cudaMajo
 		return cands[i].major > cands[j].major
 	})
 	for _, c := range cands {
-		if e, ok := st.Get(k, c.name); ok {
-			return &e, true
+		if e, ok := load(st, k, filepath.Join(dir, c.name), c); ok {
+			return e, true
 		}
 	}
 	return nil, false
+}
+
+// load reads an entry as store.Get does, but decodes the receipt only
+// when the entry is linked (its files are elsewhere) or does not look like
+// a JSON object; for the others Receipt is left zero. (encoding/json's
+// first decode in a process costs more than the rest of a shim call.) The
+// store writes a receipt whole, last, before the entry is renamed into
+// place, so a receipt that begins with { and ends with } is one it wrote.
+func load(st *store.Store, k store.Kind, dir string, c candidate) (*store.Entry, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, store.ReceiptName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false
+	}
+	if err != nil || !looksLikeObject(data) || bytes.Contains(data, []byte(`"link"`)) {
+		e, ok := st.Get(k, c.name)
+		return &e, ok
+	}
+	return &store.Entry{Kind: k, Name: c.name, Version: c.v, CUDAMajor: c.major, Dir: dir, Path: dir}, true
+}
+
+func looksLikeObject(data []byte) bool {
+	data = bytes.TrimSpace(data)
+	return len(data) >= 2 && data[0] == '{' && data[len(data)-1] == '}'
 }
