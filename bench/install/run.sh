@@ -71,7 +71,7 @@ export BASE MIRROR
 
 echo "toolkit: $(du -sh --apparent-size "$MIRROR/cuda" | cut -f1) compressed, ${MB} MB unpacked, $(wc -l < "$MIRROR/urls.txt") archives; cores: $cores; go $(go env GOVERSION); $(xz --version | head -1)"
 printf "%-5s %-28s %8s %10s\n" run method wall_s maxrss_MiB
-best_b=999999 best_f=999999 rss_f=0 rss_b=0
+best_b=999999 best_f=999999 rss_f=0 rss_b=0 ratios=()
 for r in $(seq "$RUNS"); do
   rm -rf "$WORK/dest-b" "$WORK/dest-f" "$WORK/cache-f"; sync
   read -r wb mb < <(measure "${PIN[@]}" bash -c "baseline '$WORK/dest-b'")
@@ -79,11 +79,15 @@ for r in $(seq "$RUNS"); do
   rm -rf "$WORK/dest-b"; sync
   read -r wf mf < <(measure "${PIN[@]}" "$BIN" fetch -base "$BASE" -dest "$WORK/dest-f" -cache "$WORK/cache-f")
   printf "%-5s %-28s %8.2f %10.1f\n" "$r" "cudaenv fetch" "$wf" "$(echo "$mf/1024" | bc -l)"
+  ratios+=("$(echo "$wf/$wb" | bc -l)")
   best_b=$(echo "if ($wb < $best_b) $wb else $best_b" | bc -l)
   best_f=$(echo "if ($wf < $best_f) $wf else $best_f" | bc -l)
   [ "$mf" -gt "$rss_f" ] && rss_f=$mf
   [ "$mb" -gt "$rss_b" ] && rss_b=$mb
 done
 rm -rf "$WORK/dest-f" "$WORK/cache-f"
+median=$(printf "%s\n" "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+printf "per-run ratios (fetch/baseline):"; printf " %.3f" "${ratios[@]}"; echo
+printf "median ratio %.3f\n" "$median"
 printf "best wall: baseline %.2fs, fetch %.2fs, ratio %.3f (target <= 0.8)\n" "$best_b" "$best_f" "$(echo "$best_f/$best_b" | bc -l)"
 printf "peak RSS: fetch %.1f MiB (target < 64), baseline's largest process %.1f MiB\n" "$(echo "$rss_f/1024" | bc -l)" "$(echo "$rss_b/1024" | bc -l)"
