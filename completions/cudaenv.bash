@@ -15,7 +15,7 @@ _cudaenv_complete() {
       local what=-f
       [[ $out == :dirs ]] && what=-d
       [[ $out == :commands ]] && what=-c
-      [[ $what != -c ]] && type compopt >/dev/null 2>&1 && compopt -o filenames
+      [[ $what == -c ]] || compopt -o filenames 2>/dev/null
       while IFS= read -r line; do
         COMPREPLY+=("$line")
       done < <(compgen "$what" -- "$cur")

@@ -7,7 +7,7 @@ function __cudaenv_complete
         set -a args ":$t"
     end
     set -l cur (commandline -ct)
-    set -a args (string join '' : $cur)
+    set -a args (string join -- '' : $cur)
     set -l lines (cudaenv __complete $args 2>/dev/null)
     switch "$lines[1]"
         case :dirs

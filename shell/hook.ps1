@@ -5,7 +5,8 @@ function global:cudaenv {
     $rest = @($args | Select-Object -Skip 1)
     $out = & @CUDAENV@ shell-use pwsh @rest
     if ($LASTEXITCODE -ne 0) { return }
-    $out | Out-String | Invoke-Expression
+    $text = $out | Out-String
+    if ($text.Trim()) { Invoke-Expression $text }
   } else {
     & @CUDAENV@ @args
   }
@@ -13,17 +14,22 @@ function global:cudaenv {
 function global:__cudaenv_check { return $false }
 function global:__cudaenv_hook {
   if (-not (__cudaenv_check)) {
-    & @CUDAENV@ hook-env pwsh | Out-String | Invoke-Expression
+    $text = & @CUDAENV@ hook-env pwsh | Out-String
+    if ($text.Trim()) { Invoke-Expression $text }
   }
 }
-if (-not (Test-Path -LiteralPath 'Variable:global:__cudaenv_prompt')) {
+if (-not (Get-Variable -Name __cudaenv_prompt -Scope Global -ErrorAction Ignore)) {
   $global:__cudaenv_prompt = $function:prompt
   function global:prompt {
-    $ok = $?
+    # Keep $? and $LASTEXITCODE as the user's last command left them, for
+    # the prompt we wrap and for the command line after it.
+    $ok = $global:?
     $code = $global:LASTEXITCODE
     __cudaenv_hook
     $global:LASTEXITCODE = $code
-    if (-not $ok) { Write-Error -Message '' -ErrorAction Ignore }
+    if (-not $ok) { Write-Error '' -ErrorAction Ignore }
     & $global:__cudaenv_prompt
+    $global:LASTEXITCODE = $code
+    if (-not $ok) { Write-Error '' -ErrorAction Ignore }
   }
 }
