@@ -236,6 +236,7 @@ func runFetch(args []string) error {
 	unpackers := fs.Int("unpackers", 0, "parallel extractions")
 	jsonOut := fs.Bool("json", false, "print a JSON summary")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile")
+	verbose := fs.Bool("v", false, "log progress to stderr")
 	fs.Parse(args)
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -247,6 +248,9 @@ func runFetch(args []string) error {
 	}
 	c := &fetch.Client{Base: *base, CacheDir: *cache, Jobs: *jobs, Unpackers: *unpackers}
 	start := time.Now()
+	if *verbose {
+		c.Progress = &logProgress{start: start}
+	}
 	ctx := context.Background()
 	m, err := c.Manifest(ctx, fetch.CUDA, "12.4.1")
 	if err != nil {
@@ -283,3 +287,33 @@ func runFetch(args []string) error {
 	fmt.Println()
 	return nil
 }
+
+// logProgress logs milestones to stderr.
+type logProgress struct {
+	start time.Time
+	mu    sync.Mutex
+	total int64
+	got   int64
+	next  int64
+}
+
+func (p *logProgress) Start(total int64, n int) {
+	p.total = total
+	fmt.Fprintf(os.Stderr, "%6.2fs start: %d components, %.1f MB\n", time.Since(p.start).Seconds(), n, float64(total)/1e6)
+}
+
+func (p *logProgress) Add(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.got += n
+	if p.got >= p.next {
+		fmt.Fprintf(os.Stderr, "%6.2fs downloaded %.0f%%\n", time.Since(p.start).Seconds(), 100*float64(p.got)/float64(p.total))
+		p.next += p.total / 4
+	}
+}
+
+func (p *logProgress) ComponentDone(id string) {
+	fmt.Fprintf(os.Stderr, "%6.2fs extracted %s\n", time.Since(p.start).Seconds(), id)
+}
+
+func (p *logProgress) Finish() {}
