@@ -64,6 +64,9 @@ func newUnpacker() *unpacker {
 
 // extract unpacks the archive file at p (of artifact a) with the given rank.
 func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact, rank int) error {
+	if a.Unpack != nil {
+		return a.Unpack(p, m.root)
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		return err

@@ -3,7 +3,9 @@ package fetch_test
 import (
 	"archive/tar"
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -581,4 +583,42 @@ func TestFetchWorksFromAFileMirror(t *testing.T) {
 			t.Errorf("got %v", err)
 		}
 	})
+}
+
+func TestAnUnpackHookReplacesTheBuiltInExtraction(t *testing.T) {
+	m := fetchtest.NewMirror(t, fetchtest.Options{Synthetic: true})
+	c := &fetch.Client{Base: m.URL(), CacheDir: t.TempDir()}
+	man, err := c.Manifest(context.Background(), fetch.CUDA, "12.4.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	arts, err := man.Select(fetch.Selection{Platform: "linux-x86_64", Components: []string{"cuda_cudart"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	arts[0].Unpack = func(path, dest string) error {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if fmt.Sprintf("%x", sha256.Sum256(data)) != arts[0].SHA256 {
+			return fmt.Errorf("handed an unverified archive")
+		}
+		got = append(got, dest)
+		return os.WriteFile(filepath.Join(dest, "unpacked-by-hook"), nil, 0o644)
+	}
+	dest := filepath.Join(t.TempDir(), "tree")
+	if _, err := c.Fetch(context.Background(), arts, dest); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("hook called %d times", len(got))
+	}
+	if _, err := os.Stat(filepath.Join(dest, "unpacked-by-hook")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "include", "cuda_runtime.h")); err == nil {
+		t.Error("the built-in extraction ran too")
+	}
 }

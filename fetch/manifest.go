@@ -66,6 +66,11 @@ type Artifact struct {
 	Size         int64
 	URL          string // product directory + RelativePath; filled by Client.Manifest
 
+	// Unpack, if set, extracts the verified archive at path into dest in
+	// place of the built-in tar/zip extraction: other sources (PyPI wheels)
+	// bring their own layout. It must refuse entries that escape dest.
+	Unpack func(path, dest string) error
+
 	problem string // why the manifest entry is unusable, found while decoding
 }
 

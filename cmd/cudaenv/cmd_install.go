@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"runtime"
@@ -42,6 +43,7 @@ func installCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "force", Usage: "reinstall even if installed"},
 				&cli.BoolFlag{Name: "refresh", Usage: "refresh the cached release index first"},
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors and the final line"},
+				&cli.StringFlag{Name: "source", Usage: "nvidia (the redist server or --mirror), pypi (NVIDIA's wheels on CUDAENV_PYPI_INDEX) or auto (nvidia, falling back to pypi); also CUDAENV_SOURCE"},
 				&cli.StringFlag{Name: "for", Usage: "install the CUDA and the nearest cuDNN a PyTorch release was built with, e.g. --for torch==2.5.1"},
 			},
 			Action: func(c *cli.Context) error { return install(e, c) },
@@ -133,6 +135,10 @@ func install(e *env, c *cli.Context) error {
 			}
 		}
 	}
+	source, err := installSource(e, c.String("source"))
+	if err != nil {
+		return err
+	}
 	profile := c.String("profile")
 	if !contains(fetch.Profiles, profile) {
 		return fmt.Errorf("install: unknown profile %q; use one of: %s", profile, strings.Join(fetch.Profiles, ", "))
@@ -147,7 +153,7 @@ func install(e *env, c *cli.Context) error {
 		if sp.Tool != version.CUDA {
 			continue
 		}
-		ent, err := installOne(ctx, e, c, client, st, fetch.CUDA, sp, fetch.Selection{Platform: platform, Profile: profile, Components: components})
+		ent, err := installOne(ctx, e, c, client, st, fetch.CUDA, sp, fetch.Selection{Platform: platform, Profile: profile, Components: components}, source)
 		if err != nil {
 			return err
 		}
@@ -170,7 +176,7 @@ func install(e *env, c *cli.Context) error {
 		if !installedCUDA {
 			comps = components
 		}
-		if _, err := installOne(ctx, e, c, client, st, fetch.CUDNN, sp, fetch.Selection{Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor}); err != nil {
+		if _, err := installOne(ctx, e, c, client, st, fetch.CUDNN, sp, fetch.Selection{Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor}, source); err != nil {
 			return err
 		}
 	}
@@ -206,97 +212,163 @@ func installSpecs(e *env, args []string) ([]version.Spec, error) {
 	return specs, nil
 }
 
-// installOne resolves a spec against the release index and installs it.
-func installOne(ctx context.Context, e *env, c *cli.Context, client *fetch.Client, st *store.Store, p fetch.Product, sp version.Spec, sel fetch.Selection) (store.Entry, error) {
-	releases, err := client.Releases(ctx, p, c.Bool("refresh"))
-	if err != nil {
-		return store.Entry{}, fmt.Errorf("install %s: %w", sp, err)
+// plan is what one install will fetch and how to name it in the store.
+type plan struct {
+	kind     store.Kind
+	name     string
+	label    string // "CUDA 12.4.1", "cuDNN 9.5.1.17-cuda12"
+	arts     []fetch.Artifact
+	receipt  store.Receipt // source, URL, platform, profile, manifest hash
+	cudaMaj  int           // cuDNN: the CUDA major of the build
+	reselect func(ids []string) ([]fetch.Artifact, error)
+}
+
+// installOne plans a spec with the chosen source and installs it.
+func installOne(ctx context.Context, e *env, c *cli.Context, client *fetch.Client, st *store.Store, p fetch.Product, sp version.Spec, sel fetch.Selection, source string) (store.Entry, error) {
+	var pl *plan
+	var err error
+	switch source {
+	case "pypi":
+		pl, err = planPyPI(ctx, e, client, p, sp, sel)
+	case "auto":
+		// Ask NVIDIA once, briefly: an unreachable server means PyPI.
+		probe := *client
+		probe.Retries, probe.RetryDelay = 1, 200*time.Millisecond
+		pl, err = planNVIDIA(ctx, c, &probe, p, sp, sel)
+		if err != nil && unreachable(err) && !client.Offline {
+			fmt.Fprintf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); installing from PyPI instead\n", err)
+			pl, err = planPyPI(ctx, e, client, p, sp, sel)
+		}
+	default:
+		pl, err = planNVIDIA(ctx, c, client, p, sp, sel)
 	}
-	rel, err := pickRelease(p, sp, releases)
 	if err != nil {
 		return store.Entry{}, err
 	}
-	m, err := client.Manifest(ctx, p, rel)
-	if err != nil {
-		return store.Entry{}, fmt.Errorf("install %s %s: %w", p, rel, err)
-	}
-	arts, err := m.Select(sel)
-	if err != nil {
-		return store.Entry{}, fmt.Errorf("install %s %s: %w", p, rel, err)
-	}
-	kind, name := store.CUDA, ""
-	if p == fetch.CUDNN {
-		kind = store.Cudnn
-		v, err := version.Parse(cudnnVersion(m, arts))
-		if err != nil {
-			return store.Entry{}, fmt.Errorf("install cudnn %s: %w", rel, err)
-		}
-		name = store.CudnnName(v, sel.CUDAMajor)
-	} else {
-		v, err := version.Parse(rel)
-		if err != nil {
-			return store.Entry{}, fmt.Errorf("install cuda %s: %w", rel, err)
-		}
-		name = v.String()
-	}
 
-	unlock, err := st.Lock(kind, name)
+	unlock, err := st.Lock(pl.kind, pl.name)
 	if err != nil {
 		return store.Entry{}, err
 	}
 	defer unlock()
-	label := string(p) + " " + name
-	if p == fetch.CUDA {
-		label = "CUDA " + name
-	} else {
-		label = "cuDNN " + name
-	}
-	if have, ok := st.Get(kind, name); ok && have.Err == nil && !c.Bool("force") {
+	if have, ok := st.Get(pl.kind, pl.name); ok && have.Err == nil && !c.Bool("force") {
 		if have.Linked() {
-			fmt.Fprintf(e.stdout, "%s is already linked to %s\n", label, have.Path)
+			fmt.Fprintf(e.stdout, "%s is already linked to %s\n", pl.label, have.Path)
 			return have, nil
 		}
-		missing := missingComponents(have, arts)
+		missing := missingComponents(have, pl.arts)
 		if len(missing) == 0 {
-			fmt.Fprintf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", label)
+			fmt.Fprintf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", pl.label)
 			return have, nil
 		}
 		// Add what is missing: the union is fetched again (the archives
 		// already installed come from the cache) and replaces the old tree.
-		ids := append(componentIDs(have), missing...)
-		sel.Profile, sel.Components = "", ids
-		if arts, err = m.Select(sel); err != nil {
-			return store.Entry{}, fmt.Errorf("install %s: %w", label, err)
+		if pl.arts, err = pl.reselect(append(componentIDs(have), missing...)); err != nil {
+			return store.Entry{}, fmt.Errorf("install %s: %w", pl.label, err)
 		}
+		pl.receipt.Profile = ""
 		if !c.Bool("quiet") {
-			fmt.Fprintf(e.stderr, "adding %s to %s\n", strings.Join(missing, ", "), label)
+			fmt.Fprintf(e.stderr, "adding %s to %s\n", strings.Join(missing, ", "), pl.label)
 		}
 	}
 
-	prog := newProgress(e, label, c.Bool("quiet"))
-	client.Progress = prog
+	client.Progress = newProgress(e, pl.label, c.Bool("quiet"))
 	start := time.Now()
-	ent, err := st.Install(kind, name, func(stage string) (store.Receipt, error) {
-		res, err := client.Fetch(ctx, arts, stage)
+	ent, err := st.Install(pl.kind, pl.name, func(stage string) (store.Receipt, error) {
+		res, err := client.Fetch(ctx, pl.arts, stage)
 		if err != nil {
 			if ctx.Err() != nil {
-				return store.Receipt{}, fmt.Errorf("install %s: interrupted; nothing was installed", label)
+				return store.Receipt{}, fmt.Errorf("install %s: interrupted; nothing was installed", pl.label)
 			}
-			return store.Receipt{}, fmt.Errorf("install %s: %w", label, err)
+			return store.Receipt{}, fmt.Errorf("install %s: %w", pl.label, err)
 		}
-		return receiptFor(client, m, sel, res), nil
+		return withComponents(pl.receipt, res), nil
 	})
 	if err != nil {
 		return store.Entry{}, err
 	}
 	afterStoreChange(e)
-	fmt.Fprintf(e.stdout, "installed %s (%d components) in %.1fs: %s\n", label, len(arts), time.Since(start).Seconds(), ent.Dir)
-	if kind == store.CUDA {
-		fmt.Fprintf(e.stdout, "activate it with: cudaenv use %s\n", name)
+	fmt.Fprintf(e.stdout, "installed %s (%d components) in %.1fs: %s\n", pl.label, len(pl.arts), time.Since(start).Seconds(), ent.Dir)
+	if pl.kind == store.CUDA {
+		fmt.Fprintf(e.stdout, "activate it with: cudaenv use %s\n", pl.name)
 	} else {
-		fmt.Fprintf(e.stdout, "activate it with: cudaenv use %d cudnn@%s\n", sel.CUDAMajor, ent.Version)
+		fmt.Fprintf(e.stdout, "activate it with: cudaenv use %d cudnn@%s\n", pl.cudaMaj, ent.Version)
 	}
 	return ent, nil
+}
+
+// planNVIDIA resolves the spec against NVIDIA's release index (or a
+// mirror of it) and selects the archives.
+func planNVIDIA(ctx context.Context, c *cli.Context, client *fetch.Client, p fetch.Product, sp version.Spec, sel fetch.Selection) (*plan, error) {
+	releases, err := client.Releases(ctx, p, c.Bool("refresh"))
+	if err != nil {
+		return nil, fmt.Errorf("install %s: %w", sp, err)
+	}
+	rel, err := pickRelease(p, sp, releases)
+	if err != nil {
+		return nil, err
+	}
+	m, err := client.Manifest(ctx, p, rel)
+	if err != nil {
+		return nil, fmt.Errorf("install %s %s: %w", p, rel, err)
+	}
+	arts, err := m.Select(sel)
+	if err != nil {
+		return nil, fmt.Errorf("install %s %s: %w", p, rel, err)
+	}
+	url := client.Base
+	if url == "" {
+		url = fetch.DefaultBase
+	}
+	pl := &plan{
+		arts:    arts,
+		receipt: store.Receipt{Source: "nvidia", URL: url, Platform: sel.Platform, Profile: sel.Profile, ManifestSHA256: m.SHA256},
+		reselect: func(ids []string) ([]fetch.Artifact, error) {
+			s := sel
+			s.Profile, s.Components = "", ids
+			return m.Select(s)
+		},
+	}
+	if len(sel.Components) > 0 {
+		pl.receipt.Profile = ""
+	}
+	if err := pl.setName(p, rel, cudnnVersion(m, arts), sel.CUDAMajor); err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// setName fills kind, name and label: CUDA by release, cuDNN by the cudnn
+// component's own four-part version and the CUDA major of the build.
+func (pl *plan) setName(p fetch.Product, rel, cudnnVer string, cudaMajor int) error {
+	if p == fetch.CUDNN {
+		v, err := version.Parse(cudnnVer)
+		if err != nil {
+			return fmt.Errorf("install cudnn %s: %w", rel, err)
+		}
+		pl.kind, pl.name, pl.cudaMaj = store.Cudnn, store.CudnnName(v, cudaMajor), cudaMajor
+		pl.label = "cuDNN " + pl.name
+		return nil
+	}
+	v, err := version.Parse(rel)
+	if err != nil {
+		return fmt.Errorf("install cuda %s: %w", rel, err)
+	}
+	pl.kind, pl.name, pl.label = store.CUDA, v.String(), "CUDA "+v.String()
+	return nil
+}
+
+// unreachable reports whether err means NVIDIA's server could not be
+// reached at all (as opposed to answering with an error).
+func unreachable(err error) bool {
+	if errors.Is(err, fetch.ErrOffline) {
+		return false
+	}
+	var ne net.Error
+	var oe *net.OpError
+	var dnsErr *net.DNSError
+	return errors.As(err, &ne) || errors.As(err, &oe) || errors.As(err, &dnsErr) ||
+		strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "no such host")
 }
 
 // pickRelease finds the newest release matching the spec.
@@ -362,16 +434,8 @@ func missingComponents(have store.Entry, arts []fetch.Artifact) []string {
 	return missing
 }
 
-func receiptFor(client *fetch.Client, m *fetch.Manifest, sel fetch.Selection, res *fetch.Result) store.Receipt {
-	source := "nvidia"
-	url := client.Base
-	if url == "" {
-		url = fetch.DefaultBase
-	}
-	r := store.Receipt{Source: source, URL: url, Platform: sel.Platform, Profile: sel.Profile, ManifestSHA256: m.SHA256}
-	if len(sel.Components) > 0 {
-		r.Profile = ""
-	}
+// withComponents completes a receipt with what Fetch installed.
+func withComponents(r store.Receipt, res *fetch.Result) store.Receipt {
 	licenses := map[string]bool{}
 	for _, ic := range res.Components {
 		r.Components = append(r.Components, store.Component{ID: ic.ID, Version: ic.Version, SHA256: ic.SHA256, Size: ic.Size, License: ic.License})

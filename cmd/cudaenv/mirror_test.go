@@ -10,6 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cudaenv/cudaenv/fetch/fetchtest"
+	"github.com/cudaenv/cudaenv/fetch/pypi/pypitest"
 )
 
 // mirrors holds each script's test mirror, by $WORK.
@@ -99,6 +100,16 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 		},
 		"mirror-reset": func(ts *testscript.TestScript, neg bool, args []string) {
 			get(ts).ResetCounts()
+		},
+		// pypi-index [html]: start a PEP 691 (or, with html, PEP 503 only)
+		// index of generated NVIDIA wheels; point CUDAENV_PYPI_INDEX at it.
+		"pypi-index": func(ts *testscript.TestScript, neg bool, args []string) {
+			var opts []pypitest.Option
+			if len(args) > 0 && args[0] == "html" {
+				opts = append(opts, pypitest.HTMLOnly())
+			}
+			ix := pypitest.New(t, opts...)
+			ts.Setenv("CUDAENV_PYPI_INDEX", ix.URL())
 		},
 	}
 }
