@@ -4,11 +4,13 @@ GO ?= go
 
 .PHONY: install build test bench-hook bench-install bench-shim
 
+# cudaenv-shim is the small binary the shims run; cudaenv falls back to
+# being its own shim when it is missing.
 install:
-	$(GO) install ./cmd/cudaenv
+	$(GO) install ./cmd/cudaenv ./cmd/cudaenv-shim
 
 build:
-	$(GO) build -o bin/cudaenv ./cmd/cudaenv
+	$(GO) build -o bin/ ./cmd/cudaenv ./cmd/cudaenv-shim
 
 test:
 	$(GO) vet ./...
