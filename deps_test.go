@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"internal/version": {},
 	"internal/dirs":    {},
 	"internal/envdiff": {},
+	"internal/config":  {},
 	"shell":            {},
 	"completions":      {},
 	"compat":           {"compat/internal/gen"}, // its test checks the generated tables

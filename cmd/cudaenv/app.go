@@ -32,6 +32,7 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	config map[string]string // the settings file, read on first use
 }
 
 func (e *env) lookup(k string) (string, bool) { v, ok := e.vars[k]; return v, ok }

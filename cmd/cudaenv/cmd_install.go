@@ -77,17 +77,23 @@ func installCommands(e *env) []*cli.Command {
 	}
 }
 
-func (e *env) fetchClient(c *cli.Context) *fetch.Client {
+func (e *env) fetchClient(c *cli.Context) (*fetch.Client, error) {
 	base := c.String("mirror")
 	if base == "" {
-		base = e.vars["CUDAENV_MIRROR"]
+		var err error
+		if base, err = e.setting("mirror"); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkMirror(base); err != nil {
+		return nil, err
 	}
 	return &fetch.Client{
 		Base:     strings.TrimRight(base, "/"),
 		CacheDir: e.dirs.Cache,
 		Offline:  c.Bool("offline"),
 		Jobs:     c.Int("jobs"),
-	}
+	}, nil
 }
 
 func checkMirror(base string) error {
@@ -102,14 +108,13 @@ func checkMirror(base string) error {
 }
 
 func install(e *env, c *cli.Context) error {
-	client := e.fetchClient(c)
-	if err := checkMirror(client.Base); err != nil {
+	client, err := e.fetchClient(c)
+	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var specs []version.Spec
-	var err error
 	if forArg := c.String("for"); forArg != "" {
 		if c.NArg() > 0 {
 			return errors.New("install --for picks the versions itself; drop the version arguments")
@@ -456,8 +461,8 @@ func cleanStaleStaging(st *store.Store) {
 }
 
 func lsRemote(e *env, c *cli.Context) error {
-	client := e.fetchClient(c)
-	if err := checkMirror(client.Base); err != nil {
+	client, err := e.fetchClient(c)
+	if err != nil {
 		return err
 	}
 	args := c.Args().Slice()

@@ -21,7 +21,10 @@ var sources = []string{"nvidia", "pypi", "auto"}
 func installSource(e *env, flag string) (string, error) {
 	s := flag
 	if s == "" {
-		s = e.vars["CUDAENV_SOURCE"]
+		var err error
+		if s, err = e.setting("source"); err != nil {
+			return "", err
+		}
 	}
 	if s == "" {
 		return "nvidia", nil
@@ -34,7 +37,10 @@ func installSource(e *env, flag string) (string, error) {
 
 // pypiIndex is CUDAENV_PYPI_INDEX or the public simple index.
 func (e *env) pypiIndex() (*pypi.Index, error) {
-	base := e.vars["CUDAENV_PYPI_INDEX"]
+	base, err := e.setting("pypi_index")
+	if err != nil {
+		return nil, err
+	}
 	if base == "" {
 		base = pypi.DefaultIndex
 	}
