@@ -9,8 +9,6 @@
 package shims
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +16,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -283,10 +284,14 @@ func linkOrCopy(self, dst string) error {
 	return os.Chtimes(dst, si.ModTime(), si.ModTime())
 }
 
+var suffixes atomic.Uint64
+
+// randomSuffix names a temporary file uniquely among concurrent rehashes
+// (the process id) and within one (a counter). crypto/rand is not used:
+// its package initialisation would run in every shim call too.
 func randomSuffix() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	n := suffixes.Add(1)
+	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.FormatUint(n, 10)
 }
 
 func contains(list []string, s string) bool {
