@@ -343,3 +343,39 @@ func TestResolve(t *testing.T) {
 }
 
 func quoteJSON(s string) string { return string(appendJSONString(nil, s)) }
+
+// A Windows shim call, resolved with Windows rules on any host: nvcc.exe
+// from bin or bin\x64, Path taken as PATH, ';' between entries,
+// CUDA_PATH_V<major>_<minor> set.
+func TestResolveWindowsRules(t *testing.T) {
+	st := fakeStore(t, map[string]string{
+		"cuda/13.0.2/receipt.json":      receipt,
+		"cuda/13.0.2/bin/nvcc.exe":      "",
+		"cuda/13.0.2/bin/x64/ptxas.exe": "",
+		"proj/.cuda-version":            "13.0\n",
+	})
+	root := st.Dirs.Root
+	environ := []string{"CUDAENV_ROOT=" + root, "CUDAENV_CONFIG_DIR=" + st.Dirs.Config,
+		"Path=" + st.Dirs.Shims() + `;C:\Windows;` + st.Dirs.Shims()}
+	for name, want := range map[string]string{
+		"nvcc":  filepath.Join(root, "cuda", "13.0.2", "bin", "nvcc.exe"),
+		"ptxas": filepath.Join(root, "cuda", "13.0.2", "bin", "x64", "ptxas.exe"),
+	} {
+		tg, err := Resolve(Call{Name: name, Args: []string{name + ".exe", "/?"}, Environ: environ, Dir: filepath.Join(root, "proj"), GOOS: "windows"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.Path != want || !reflect.DeepEqual(tg.Args, []string{want, "/?"}) {
+			t.Errorf("%s: %+v", name, tg)
+		}
+		env := envMap(tg)
+		p13 := filepath.Join(root, "cuda", "13.0.2")
+		wantPath := filepath.Join(p13, "bin") + ";" + filepath.Join(p13, "bin", "x64") + `;C:\Windows`
+		if _, dup := env["Path"]; dup || env["PATH"] != wantPath {
+			t.Errorf("%s: PATH %q (Path present: %v), want %q", name, env["PATH"], dup, wantPath)
+		}
+		if env["CUDA_PATH_V13_0"] != p13 || env["CUDA_PATH"] != p13 {
+			t.Errorf("%s: env %v", name, env)
+		}
+	}
+}
