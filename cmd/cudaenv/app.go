@@ -54,12 +54,20 @@ func (e *exitError) Error() string {
 }
 func (e *exitError) Unwrap() error { return e.err }
 
-func parseEnviron(environ []string) envdiff.Env {
+// parseEnviron reads KEY=VALUE pairs. Windows names variables without
+// regard to case and reports PATH as "Path"; it is keyed PATH here so that
+// activation edits the user's PATH instead of making a new one.
+func parseEnviron(environ []string, goos string) envdiff.Env {
 	m := make(envdiff.Env, len(environ))
 	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
-			m[k] = v
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			continue
 		}
+		if goos == "windows" && strings.EqualFold(k, "PATH") {
+			k = "PATH"
+		}
+		m[k] = v
 	}
 	return m
 }
@@ -70,7 +78,7 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 	if isShimCall(args) {
 		return runShim(args, environ, stderr)
 	}
-	e := &env{args: args, vars: parseEnviron(environ), goos: runtime.GOOS, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{args: args, vars: parseEnviron(environ, runtime.GOOS), goos: runtime.GOOS, stdin: stdin, stdout: stdout, stderr: stderr}
 	e.dirs = dirs.FromEnv(e.lookup)
 	if wd, err := os.Getwd(); err == nil {
 		e.cwd = wd

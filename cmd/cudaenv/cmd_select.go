@@ -12,6 +12,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/shims"
 )
 
 func selectionCommands(e *env) []*cli.Command {
@@ -77,7 +78,7 @@ func selectionCommands(e *env) []*cli.Command {
 }
 
 // errNothingSelected explains the precedence and how to select a version.
-var errNothingSelected = errors.New("no CUDA version selected here (looked at CUDAENV_VERSION, .cuda-version and .tool-versions up to /, and the global default); select one with: cudaenv local 12.4, cudaenv global 12.4 or cudaenv use 12.4")
+var errNothingSelected = errors.New(shims.NothingSelectedHelp)
 
 // resolveHere resolves the selection for the working directory.
 func resolveHere(e *env) (activate.Resolved, error) {
