@@ -16,7 +16,7 @@ const module = "github.com/cudaenv/cudaenv"
 // imports cmd.
 var allowed = map[string][]string{
 	"cmd/cudaenv":      {"*"},
-	"cmd/cudaenv-shim": {"shims"}, // what the shims run: the shim path alone, small and quick to start
+	"cmd/cudaenv-shim": {"internal/hookenv", "shims"}, // what the shims and the prompt hook run: small and quick to start
 
 	// Leaves: pure logic and data, no cudaenv imports (compat's test
 	// reads its own generator).
@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 
 	"internal/resolve":  {"internal/version"},
 	"store":             {"internal/dirs", "internal/version"},
+	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "shell"},
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 

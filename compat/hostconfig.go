@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // HostLimits are the host compilers an nvcc accepts, as its own
@@ -24,18 +25,24 @@ type HostLimits struct {
 var ErrNoHostLimits = errors.New("no host compiler limits found")
 
 var (
-	reGCCMax        = regexp.MustCompile(`__GNUC__\s*>\s*(\d+)`)
-	reGCCMinor      = regexp.MustCompile(`__GNUC__\s*==\s*(\d+)\s*&&\s*__GNUC_MINOR__\s*>\s*(\d+)`)
-	reGCCMessage    = regexp.MustCompile(`gcc versions later than ([0-9.]+[0-9])`)
-	reClangGE       = regexp.MustCompile(`__clang_major__\s*>=\s*(\d+)`)
-	reClangGT       = regexp.MustCompile(`__clang_major__\s*>\s*(\d+)`)
-	reClangLT       = regexp.MustCompile(`__clang_major__\s*<\s*(\d+)`)
-	reClangMinor    = regexp.MustCompile(`__clang_major__\s*==\s*(\d+)\s*\)\s*&&\s*\(\s*__clang_minor__\s*<\s*(\d+)`)
-	reClangMessage  = regexp.MustCompile(`less than (\d+) and greater than ([0-9.]+[0-9])`)
-	reMSVCLT        = regexp.MustCompile(`_MSC_VER\s*<\s*(\d+)`)
-	reMSVCGE        = regexp.MustCompile(`_MSC_VER\s*>=\s*(\d+)`)
-	reMSVCGT        = regexp.MustCompile(`_MSC_VER\s*>\s*(\d+)`)
-	reDirective     = regexp.MustCompile(`^\s*#\s*(if|ifdef|ifndef|elif|else|endif|error)\b(.*)$`)
+	reGCCMax   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`__GNUC__\s*>\s*(\d+)`) })
+	reGCCMinor = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`__GNUC__\s*==\s*(\d+)\s*&&\s*__GNUC_MINOR__\s*>\s*(\d+)`)
+	})
+	reGCCMessage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`gcc versions later than ([0-9.]+[0-9])`) })
+	reClangGE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`__clang_major__\s*>=\s*(\d+)`) })
+	reClangGT    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`__clang_major__\s*>\s*(\d+)`) })
+	reClangLT    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`__clang_major__\s*<\s*(\d+)`) })
+	reClangMinor = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`__clang_major__\s*==\s*(\d+)\s*\)\s*&&\s*\(\s*__clang_minor__\s*<\s*(\d+)`)
+	})
+	reClangMessage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`less than (\d+) and greater than ([0-9.]+[0-9])`) })
+	reMSVCLT       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`_MSC_VER\s*<\s*(\d+)`) })
+	reMSVCGE       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`_MSC_VER\s*>=\s*(\d+)`) })
+	reMSVCGT       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`_MSC_VER\s*>\s*(\d+)`) })
+	reDirective    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*#\s*(if|ifdef|ifndef|elif|else|endif|error)\b(.*)$`)
+	})
 	errGCCText      = "unsupported GNU version"
 	errClangText    = "unsupported clang version"
 	errMSVCText     = "unsupported Microsoft Visual Studio version"
@@ -53,7 +60,7 @@ func ParseHostConfig(src []byte) (HostLimits, error) {
 	var lim HostLimits
 	var conds []string // condition of each open #if, innermost last
 	for _, line := range joinContinuations(string(src)) {
-		m := reDirective.FindStringSubmatch(line)
+		m := reDirective().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -91,35 +98,35 @@ func ParseHostConfig(src []byte) (HostLimits, error) {
 func (h *HostLimits) apply(cond, msg string) {
 	switch {
 	case strings.Contains(msg, errGCCText):
-		if m := reGCCMinor.FindStringSubmatch(cond); m != nil {
+		if m := reGCCMinor().FindStringSubmatch(cond); m != nil {
 			h.GCCMax = m[1] + "." + m[2]
-		} else if m := reGCCMax.FindStringSubmatch(cond); m != nil {
+		} else if m := reGCCMax().FindStringSubmatch(cond); m != nil {
 			h.GCCMax = m[1]
-		} else if m := reGCCMessage.FindStringSubmatch(msg); m != nil {
+		} else if m := reGCCMessage().FindStringSubmatch(msg); m != nil {
 			h.GCCMax = m[1]
 		}
 	case strings.Contains(msg, errClangText):
-		if m := reClangGE.FindStringSubmatch(cond); m != nil {
+		if m := reClangGE().FindStringSubmatch(cond); m != nil {
 			h.ClangMax = strconv.Itoa(atoi(m[1]) - 1)
-		} else if m := reClangGT.FindStringSubmatch(cond); m != nil {
+		} else if m := reClangGT().FindStringSubmatch(cond); m != nil {
 			h.ClangMax = m[1]
-		} else if m := reClangMessage.FindStringSubmatch(msg); m != nil {
+		} else if m := reClangMessage().FindStringSubmatch(msg); m != nil {
 			h.ClangMax = strconv.Itoa(atoi(m[1]) - 1)
 		}
-		if m := reClangMinor.FindStringSubmatch(cond); m != nil {
+		if m := reClangMinor().FindStringSubmatch(cond); m != nil {
 			h.ClangMin = m[1] + "." + m[2]
-		} else if m := reClangLT.FindStringSubmatch(cond); m != nil {
+		} else if m := reClangLT().FindStringSubmatch(cond); m != nil {
 			h.ClangMin = m[1]
-		} else if m := reClangMessage.FindStringSubmatch(msg); m != nil {
+		} else if m := reClangMessage().FindStringSubmatch(msg); m != nil {
 			h.ClangMin = nextMinor(m[2])
 		}
 	case strings.Contains(msg, errMSVCText):
-		if m := reMSVCLT.FindStringSubmatch(cond); m != nil {
+		if m := reMSVCLT().FindStringSubmatch(cond); m != nil {
 			h.MSVCMin = atoi(m[1])
 		}
-		if m := reMSVCGE.FindStringSubmatch(cond); m != nil {
+		if m := reMSVCGE().FindStringSubmatch(cond); m != nil {
 			h.MSVCMax = atoi(m[1]) - 1
-		} else if m := reMSVCGT.FindStringSubmatch(cond); m != nil {
+		} else if m := reMSVCGT().FindStringSubmatch(cond); m != nil {
 			h.MSVCMax = atoi(m[1])
 		}
 	}

@@ -28,9 +28,9 @@ func (fish) Quote(s string) string { return quoteFish(s) }
 func (fish) Set(name, value string) string {
 	return "set -gx " + name + " " + quoteFish(value) + "\n"
 }
-func (fish) Unset(name string) string { return "set -e " + name + "\n" }
-func (fish) Init(exe string) string   { return fill(fishHook, quoteFish(exe)) }
-func (fish) Alert(msg string) string  { return "printf '%s\\n' " + quoteFish(msg) + " >&2\n" }
+func (fish) Unset(name string) string     { return "set -e " + name + "\n" }
+func (fish) Init(exe, hook string) string { return fill(fishHook, quoteFish(exe), quoteFish(hook)) }
+func (fish) Alert(msg string) string      { return "printf '%s\\n' " + quoteFish(msg) + " >&2\n" }
 
 func (fish) Check(c Check) string {
 	q := quoteFish

@@ -13,6 +13,6 @@ function __cudaenv_check
 end
 function __cudaenv_hook --on-event fish_prompt --on-variable PWD
     set -l __cudaenv_status $status
-    __cudaenv_check; or @CUDAENV@ hook-env fish | source
+    __cudaenv_check; or @HOOK@ hook-env fish | source
     return $__cudaenv_status
 end

@@ -14,7 +14,7 @@ function global:cudaenv {
 function global:__cudaenv_check { return $false }
 function global:__cudaenv_hook {
   if (-not (__cudaenv_check)) {
-    $text = & @CUDAENV@ hook-env pwsh | Out-String
+    $text = & @HOOK@ hook-env pwsh | Out-String
     if ($text.Trim()) { Invoke-Expression $text }
   }
 }

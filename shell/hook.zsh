@@ -16,7 +16,7 @@ __cudaenv_check() { return 1 }
 __cudaenv_hook() {
   local __cudaenv_rc=$?
   if ! __cudaenv_check; then
-    eval "$(@CUDAENV@ hook-env zsh)"
+    eval "$(@HOOK@ hook-env zsh)"
   fi
   return $__cudaenv_rc
 }

@@ -55,7 +55,7 @@ func (bash) Quote(s string) string         { return quotePOSIX(s) }
 func (bash) Set(name, value string) string { return "export " + name + "=" + quotePOSIX(value) + "\n" }
 func (bash) Unset(name string) string      { return "unset " + name + "\n" }
 func (bash) Check(c Check) string          { return checkPOSIX(c) }
-func (bash) Init(exe string) string        { return fill(bashHook, quotePOSIX(exe)) }
+func (bash) Init(exe, hook string) string  { return fill(bashHook, quotePOSIX(exe), quotePOSIX(hook)) }
 func (bash) Alert(msg string) string       { return "printf '%s\\n' " + quotePOSIX(msg) + " >&2\n" }
 
 type zsh struct{}
@@ -68,10 +68,11 @@ func (zsh) Quote(s string) string         { return quotePOSIX(s) }
 func (zsh) Set(name, value string) string { return "export " + name + "=" + quotePOSIX(value) + "\n" }
 func (zsh) Unset(name string) string      { return "unset " + name + "\n" }
 func (zsh) Check(c Check) string          { return checkPOSIX(c) }
-func (zsh) Init(exe string) string        { return fill(zshHook, quotePOSIX(exe)) }
+func (zsh) Init(exe, hook string) string  { return fill(zshHook, quotePOSIX(exe), quotePOSIX(hook)) }
 func (zsh) Alert(msg string) string       { return "printf '%s\\n' " + quotePOSIX(msg) + " >&2\n" }
 
-// fill puts the already quoted executable into a hook template.
-func fill(tmpl, quotedExe string) string {
-	return strings.ReplaceAll(tmpl, "@CUDAENV@", quotedExe)
+// fill puts the already quoted executables into a hook template: exe
+// runs the cudaenv function's commands, hook answers the prompt hook.
+func fill(tmpl, quotedExe, quotedHook string) string {
+	return strings.NewReplacer("@CUDAENV@", quotedExe, "@HOOK@", quotedHook).Replace(tmpl)
 }

@@ -35,8 +35,8 @@ func (pwsh) Set(name, value string) string {
 func (pwsh) Unset(name string) string {
 	return "Remove-Item -LiteralPath " + quotePwsh("Env:"+name) + " -ErrorAction SilentlyContinue\n"
 }
-func (pwsh) Init(exe string) string  { return fill(pwshHook, quotePwsh(exe)) }
-func (pwsh) Alert(msg string) string { return "[Console]::Error.WriteLine(" + quotePwsh(msg) + ")\n" }
+func (pwsh) Init(exe, hook string) string { return fill(pwshHook, quotePwsh(exe), quotePwsh(hook)) }
+func (pwsh) Alert(msg string) string      { return "[Console]::Error.WriteLine(" + quotePwsh(msg) + ")\n" }
 
 // dotnetTicks converts to .NET ticks (100 ns since 0001-01-01 UTC), what
 // LastWriteTimeUtc.Ticks reports, so PowerShell compares mtimes exactly.

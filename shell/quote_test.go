@@ -86,7 +86,7 @@ func TestRenderIsSortedAndStable(t *testing.T) {
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if !strings.HasPrefix(sh.Init("/p a/cudaenv"), "# cudaenv") {
+	if !strings.HasPrefix(sh.Init("/p a/cudaenv", "/p a/cudaenv-shim"), "# cudaenv") {
 		t.Error("init lost its header")
 	}
 }

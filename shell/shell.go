@@ -21,8 +21,10 @@ type Shell interface {
 	// Check renders the definition of __cudaenv_check, which succeeds while
 	// nothing the selection depends on has changed, using builtins only.
 	Check(c Check) string
-	// Init renders the integration: the cudaenv function and the hooks.
-	Init(exe string) string
+	// Init renders the integration: the cudaenv function, which runs exe,
+	// and the prompt hook, which runs hook's hook-env (the small
+	// cudaenv-shim when installed, as it starts faster; else exe).
+	Init(exe, hook string) string
 	// Alert renders a statement that prints msg on standard error.
 	Alert(msg string) string
 }

@@ -4,7 +4,9 @@
 # Measures, in one bash process with $EPOCHREALTIME, the mean cost per prompt of:
 #   bare      - a prompt with an empty PROMPT_COMMAND function (the baseline)
 #   idle      - cudaenv's hook when nothing changed (the common case)
-#   cd        - cudaenv's hook after a directory change (one binary start)
+#   cd        - cudaenv's hook after a directory change (one start of the
+#               small cudaenv-shim binary, which answers hook-env)
+#   cd-nosh   - the same when cudaenv-shim is not installed (one start of cudaenv)
 #   direnv    - `eval "$(direnv export bash)"` in a directory without .envrc
 #               (what direnv's own hook runs at every prompt), if installed
 # and prints each as microseconds and as a ratio to direnv's cost.
@@ -16,7 +18,8 @@ n=${1:-2000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-go build -o "$work/bin/cudaenv" "$repo/cmd/cudaenv"
+go build -o "$work/bin/" "$repo/cmd/cudaenv" "$repo/cmd/cudaenv-shim"
+mkdir -p "$work/bin-noshim" && cp "$work/bin/cudaenv" "$work/bin-noshim/"
 export CUDAENV_ROOT="$work/root" CUDAENV_CONFIG_DIR="$work/config" CUDAENV_CACHE_DIR="$work/cache"
 export PATH="$work/bin:$PATH"
 # A realistic depth: the project sits six levels below /.
@@ -27,7 +30,7 @@ echo 12.4 > "$proj/.cuda-version"
 
 bash --norc --noprofile -c '
 set -u
-n=$1 proj=$2
+n=$1 proj=$2 NOSHIM=$3
 eval "$(cudaenv init bash)"
 bare_hook() { local rc=$?; return $rc; }
 per() { # name iterations start end
@@ -51,12 +54,21 @@ done
 t1=$EPOCHREALTIME
 per cd "$m" "$t0" "$t1"
 
+eval "$("$NOSHIM/cudaenv" init bash)"
+t0=$EPOCHREALTIME
+for ((i=0;i<m;i++)); do
+  if (( i % 2 )); then cd "$proj"; else cd "$proj/sub"; fi
+  __cudaenv_hook
+done
+t1=$EPOCHREALTIME
+per cd-nosh "$m" "$t0" "$t1"
+
 if command -v direnv >/dev/null; then
   cd "$proj"
   t0=$EPOCHREALTIME; for ((i=0;i<m;i++)); do eval "$(direnv export bash)"; done; t1=$EPOCHREALTIME
   per direnv "$m" "$t0" "$t1"
 fi
-' bash "$n" "$proj" | awk '
+' bash "$n" "$proj" "$work/bin-noshim" | awk '
   { ns[$1] = $2; order[++k] = $1 }
   END {
     printf "%-8s %12s %12s %14s\n", "case", "us/prompt", "added_us", "vs_direnv"

@@ -102,3 +102,43 @@ func TestShimBinary(t *testing.T) {
 		t.Errorf("called by its own name: %q, exit %d", out, code)
 	}
 }
+
+// TestThePromptHookUsesTheShimBinary installs both binaries side by side:
+// `cudaenv init bash` then points the prompt hook at cudaenv-shim, which
+// answers hook-env and switches a real bash.
+func TestThePromptHookUsesTheShimBinary(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("drives bash")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	goCmd := goTool(t)
+	tmp := filepath.Join(t.TempDir(), "b in")
+	build := exec.Command(goCmd, "build", "-o", tmp+"/", ".", "../cudaenv")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root := filepath.Join(t.TempDir(), "root")
+	os.MkdirAll(filepath.Join(root, "cuda", "12.4.1", "bin"), 0o755)
+	os.WriteFile(filepath.Join(root, "cuda", "12.4.1", "receipt.json"), []byte(`{"kind":"cuda","source":"test"}`), 0o644)
+	proj := filepath.Join(t.TempDir(), "proj")
+	os.MkdirAll(proj, 0o755)
+	os.WriteFile(filepath.Join(proj, ".cuda-version"), []byte("12.4\n"), 0o644)
+
+	script := `eval "$(cudaenv init bash)"
+declare -f __cudaenv_hook | grep -c "cudaenv-shim' hook-env bash"
+cd "$PROJ" && __cudaenv_hook && echo "in $CUDA_HOME"
+cd / && __cudaenv_hook && echo "out ${CUDA_HOME-unset}"`
+	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", script)
+	cmd.Env = []string{"PATH=" + tmp + ":/usr/bin:/bin", "HOME=" + t.TempDir(), "PROJ=" + proj,
+		"CUDAENV_ROOT=" + root, "CUDAENV_CONFIG_DIR=" + filepath.Join(root, "cfg"), "CUDAENV_CACHE_DIR=" + filepath.Join(root, "cache")}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	want := "1\nin " + filepath.Join(root, "cuda", "12.4.1") + "\nout unset\n"
+	if string(out) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+}

@@ -9,10 +9,18 @@ package main
 
 import (
 	"os"
+	"runtime"
+
+	"github.com/cudaenv/cudaenv/internal/hookenv"
 
 	"github.com/cudaenv/cudaenv/shims"
 )
 
 func main() {
+	// Under its own name it also answers the prompt hook, which wants the
+	// same quick start; under a toolkit command's name it is a shim.
+	if len(os.Args) >= 2 && os.Args[1] == "hook-env" && !shims.IsShimName(shims.CommandName(os.Args[0], runtime.GOOS), runtime.GOOS) {
+		os.Exit(hookenv.Main(os.Args[2:], os.Environ(), runtime.GOOS, os.Stdout, os.Stderr))
+	}
 	os.Exit(shims.Main(os.Args, os.Environ(), os.Stderr))
 }

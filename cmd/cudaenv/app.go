@@ -15,6 +15,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -54,31 +55,13 @@ func (e *exitError) Error() string {
 }
 func (e *exitError) Unwrap() error { return e.err }
 
-// parseEnviron reads KEY=VALUE pairs. Windows names variables without
-// regard to case and reports PATH as "Path"; it is keyed PATH here so that
-// activation edits the user's PATH instead of making a new one.
-func parseEnviron(environ []string, goos string) envdiff.Env {
-	m := make(envdiff.Env, len(environ))
-	for _, kv := range environ {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			continue
-		}
-		if goos == "windows" && strings.EqualFold(k, "PATH") {
-			k = "PATH"
-		}
-		m[k] = v
-	}
-	return m
-}
-
 // run is main without the process: it returns the exit code.
 func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Called as nvcc, ptxas, …: a shim. Nothing else runs on that path.
 	if isShimCall(args) {
 		return runShim(args, environ, stderr)
 	}
-	e := &env{args: args, vars: parseEnviron(environ, runtime.GOOS), goos: runtime.GOOS, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{args: args, vars: hookenv.ParseEnviron(environ, runtime.GOOS), goos: runtime.GOOS, stdin: stdin, stdout: stdout, stderr: stderr}
 	e.dirs = dirs.FromEnv(e.lookup)
 	if wd, err := os.Getwd(); err == nil {
 		e.cwd = wd

@@ -110,7 +110,7 @@ func TestPwshCodeIsBalanced(t *testing.T) {
 	script, _ := completions.Get("pwsh")
 	checkPwsh(t, "completion", script)
 	for _, h := range hostile {
-		checkPwsh(t, "init", sh.Init(h+`\cudaenv.exe`))
+		checkPwsh(t, "init", sh.Init(h+`\cudaenv.exe`, h+`\cudaenv-shim.exe`))
 		checkPwsh(t, "init --shims", shell.ShimsPath(sh, h))
 		checkPwsh(t, "set", sh.Set("CUDA_PATH", h)+sh.Unset("CUDA_PATH")+sh.Alert(h))
 		checkPwsh(t, "check", sh.Check(shell.Check{Dir: h, EnvName: "CUDAENV_VERSION", EnvSet: true, EnvValue: h,

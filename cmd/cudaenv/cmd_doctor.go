@@ -167,29 +167,6 @@ func gpuCheck(ctx context.Context, e *env, h detect.Host, r activate.Resolved, h
 	return doctor.GPUCheck(buildOut, buildErr, runOut, runErr)
 }
 
-// driverWarning is the one line `use` and the hook print when the selected
-// toolkit needs a newer driver than this machine has; "" otherwise. It
-// reads files only (no nvidia-smi) so that switching stays fast.
-func driverWarning(e *env, r activate.Resolved) string {
-	if r.CUDA == nil {
-		return ""
-	}
-	d := e.host(false).Driver(context.Background())
-	return doctor.DriverWarning(r.CUDA.Version.String(), d, e.goos)
-}
-
-// warnIfNewlyActive prints the driver warning once, when the active
-// toolkit changes.
-func warnIfNewlyActive(e *env, r activate.Resolved) {
-	prev, _ := envdiff.Decode(e.vars[envdiff.StateVar])
-	if r.CUDA == nil || prev.Active == r.Label() {
-		return
-	}
-	if w := driverWarning(e, r); w != "" {
-		fmt.Fprintf(e.stderr, "cudaenv: warning: %s\n", w)
-	}
-}
-
 func compatTorch(e *env, arg string) error {
 	name, ver, hasVer := strings.Cut(arg, "==")
 	if name != "torch" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shell"
@@ -40,7 +41,7 @@ func envCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprint(e.stdout, shell.Render(sh, shellVars(changes)))
+				fmt.Fprint(e.stdout, shell.Render(sh, hookenv.Vars(changes)))
 				return nil
 			},
 		},

@@ -3,16 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/shell"
 )
@@ -35,7 +33,10 @@ pwsh:  cudaenv init pwsh | Out-String | Invoke-Expression   in $PROFILE`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprint(e.stdout, sh.Init(selfPath(e)))
+				// The prompt hook runs cudaenv-shim when it is installed
+				// beside cudaenv: it answers hook-env too, and starts faster.
+				hook, _ := shimTarget(e)
+				fmt.Fprint(e.stdout, sh.Init(selfPath(e), hook))
 				return nil
 			},
 		},
@@ -106,30 +107,18 @@ func setupFile(e *env) string {
 	return "~/.bashrc"
 }
 
-func shellVars(changes []envdiff.Change) []shell.Var {
-	out := make([]shell.Var, len(changes))
-	for i, c := range changes {
-		out[i] = shell.Var{Name: c.Name, Value: c.Value, Unset: c.Unset}
-	}
-	return out
-}
-
-// hookEnv prints what the prompt hook evaluates: the changes for the
-// current directory and a new __cudaenv_check. A selection that cannot be
-// activated is reported on stderr once; the shell then steps aside.
+// hookEnv prints what the prompt hook evaluates (see hookenv.Run).
 func hookEnv(e *env, shellName string) error {
 	sh, err := shell.Get(shellName)
 	if err != nil {
 		return err
 	}
-	out := activate.Compute(activate.Input{Dir: e.cwd, Env: e.vars, Dirs: e.dirs, GOOS: e.goos})
-	if out.Err != nil {
-		fmt.Fprintf(e.stderr, "cudaenv: %s\n", out.Err)
-	} else {
-		warnIfNewlyActive(e, out.Resolved)
-	}
-	fmt.Fprint(e.stdout, shell.Render(sh, shellVars(out.Changes))+sh.Check(checkFor(e, out.Watch)))
+	hookenv.Run(e.hookInput(sh, e.vars), "")
 	return nil
+}
+
+func (e *env) hookInput(sh shell.Shell, vars envdiff.Env) hookenv.Input {
+	return hookenv.Input{Shell: sh, Dir: e.cwd, Env: vars, Dirs: e.dirs, GOOS: e.goos, Stdout: e.stdout, Stderr: e.stderr}
 }
 
 // shellUse is `cudaenv use` behind the shell function: it prints code that
@@ -172,72 +161,6 @@ func shellUse(e *env, args []string) error {
 		vars[resolve.EnvVar] = text
 		code.WriteString(sh.Set(resolve.EnvVar, text))
 	}
-	out := activate.Compute(activate.Input{Dir: e.cwd, Env: vars, Dirs: e.dirs, GOOS: e.goos})
-	if out.Err != nil {
-		fmt.Fprintf(e.stderr, "cudaenv: %s\n", out.Err)
-	} else {
-		warnIfNewlyActive(e, out.Resolved)
-	}
-	code.WriteString(shell.Render(sh, shellVars(out.Changes)))
-	code.WriteString(sh.Check(checkFor(e, out.Watch)))
-	fmt.Fprint(e.stdout, code.String())
+	hookenv.Run(e.hookInput(sh, vars), code.String())
 	return nil
-}
-
-// checkFor turns a watch list into the shell check, writing the mtime
-// reference files that test -nt needs.
-func checkFor(e *env, w resolve.Watch) shell.Check {
-	c := shell.Check{Dir: w.Dir, EnvName: resolve.EnvVar, EnvSet: w.EnvSet, EnvValue: w.EnvValue}
-	for _, f := range w.Files {
-		sf := shell.File{Path: f.Path, Exists: f.Exists, ModTime: f.ModTime}
-		if f.Exists {
-			sf.Ref = mtimeRef(e.dirs.Stamps(), f.ModTime)
-		}
-		c.Files = append(c.Files, sf)
-	}
-	return c
-}
-
-// mtimeRef returns an empty file whose mtime is t, named after t so that
-// every shell and every watched file with that mtime can share it. If it
-// cannot be made, "" makes the check fail and the hook run each prompt.
-func mtimeRef(dir string, t time.Time) string {
-	p := filepath.Join(dir, strconv.FormatInt(t.UnixNano(), 10))
-	if fi, err := os.Stat(p); err == nil && fi.ModTime().Equal(t) {
-		return p
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ""
-	}
-	pruneRefs(dir)
-	f, err := os.CreateTemp(dir, ".ref-")
-	if err != nil {
-		return ""
-	}
-	f.Close()
-	if os.Chtimes(f.Name(), t, t) != nil || os.Rename(f.Name(), p) != nil {
-		os.Remove(f.Name())
-		return ""
-	}
-	return p
-}
-
-// maxRefs bounds the stamps folder. Past it every reference is removed: a
-// shell whose reference is gone sees its check fail once (test -nt is true
-// against a missing file) and the hook makes a new one.
-const maxRefs = 1000
-
-func pruneRefs(dir string) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	names, _ := f.Readdirnames(maxRefs + 1)
-	f.Close()
-	if len(names) <= maxRefs {
-		return
-	}
-	for _, n := range names {
-		os.Remove(filepath.Join(dir, n))
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Compiler is a host C++ compiler nvcc could use.
@@ -18,9 +19,11 @@ type Compiler struct {
 	Active  bool   // the compiler nvcc uses now
 }
 
-var reNumericVersion = regexp.MustCompile(`^\d+(\.\d+)*$`)
+var reNumericVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+(\.\d+)*$`) })
 
-var reCompilerName = regexp.MustCompile(`^(?:[a-z0-9_]+-linux-gnu-)?(g\+\+|gcc|clang\+\+|clang)(-[0-9][0-9.]*)?$`)
+var reCompilerName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[a-z0-9_]+-linux-gnu-)?(g\+\+|gcc|clang\+\+|clang)(-[0-9][0-9.]*)?$`)
+})
 
 // Compilers finds the host compilers: NVCC_CCBIN and CUDAHOSTCXX from Env
 // (a file, a directory holding g++, or a name looked up on PATH), then every
@@ -51,7 +54,7 @@ func (h Host) Compilers(ctx context.Context) []Compiler {
 		var names []string
 		for _, e := range entries {
 			n := strings.TrimSuffix(e.Name(), ".exe")
-			if reCompilerName.MatchString(n) && h.isExecutable(filepath.Join(dir, e.Name())) {
+			if reCompilerName().MatchString(n) && h.isExecutable(filepath.Join(dir, e.Name())) {
 				names = append(names, e.Name())
 			}
 		}
@@ -124,7 +127,7 @@ func (h Host) compilerVersion(ctx context.Context, c Compiler) string {
 		return ""
 	}
 	v := strings.TrimSpace(string(out))
-	if !reNumericVersion.MatchString(v) {
+	if !reNumericVersion().MatchString(v) {
 		return ""
 	}
 	return v

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Driver is the NVIDIA driver of the machine.
@@ -32,7 +33,7 @@ const (
 // DriverEnv overrides driver detection; "none" means "no driver" (for CI).
 const DriverEnv = "CUDAENV_DRIVER_VERSION"
 
-var reDriverVersion = regexp.MustCompile(`^\d+\.\d+(\.\d+)?$`)
+var reDriverVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+(\.\d+)?$`) })
 
 // Driver finds the driver version: the CUDAENV_DRIVER_VERSION override, then
 // /sys/module/nvidia/version, then /proc/driver/nvidia/version, then
@@ -44,13 +45,13 @@ func (h Host) Driver(ctx context.Context) Driver {
 		if strings.EqualFold(v, "none") {
 			return Driver{Source: DriverEnv, Detail: DriverEnv + "=none"}
 		}
-		if !reDriverVersion.MatchString(v) {
+		if !reDriverVersion().MatchString(v) {
 			return Driver{Source: DriverEnv, Detail: fmt.Sprintf("%s=%q is not a driver version like 550.54.15", DriverEnv, v)}
 		}
 		return Driver{Version: v, Source: DriverEnv}
 	}
 	if b, err := h.readFile(SysModuleVersion); err == nil {
-		if v := strings.TrimSpace(string(b)); reDriverVersion.MatchString(v) {
+		if v := strings.TrimSpace(string(b)); reDriverVersion().MatchString(v) {
 			d := Driver{Version: v, Source: SysModuleVersion}
 			if p, err := h.readFile(ProcDriverFile); err == nil {
 				d.Open = strings.Contains(string(p), "Open Kernel Module")
@@ -76,7 +77,9 @@ func (h Host) Driver(ctx context.Context) Driver {
 	return Driver{Version: gpus[0].Driver, Source: smi}
 }
 
-var reProcVersion = regexp.MustCompile(`NVRM version:.*?Kernel Module(?: for \S+)?\s+(\d+\.\d+(?:\.\d+)?)`)
+var reProcVersion = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`NVRM version:.*?Kernel Module(?: for \S+)?\s+(\d+\.\d+(?:\.\d+)?)`)
+})
 
 // ParseProcVersion reads the driver version from the text of
 // /proc/driver/nvidia/version, proprietary or open kernel module:
@@ -86,7 +89,7 @@ var reProcVersion = regexp.MustCompile(`NVRM version:.*?Kernel Module(?: for \S+
 //
 // On Jetson the number is an L4T release (below 100) and lands in Tegra.
 func ParseProcVersion(b []byte) (Driver, bool) {
-	m := reProcVersion.FindSubmatch(b)
+	m := reProcVersion().FindSubmatch(b)
 	if m == nil {
 		return Driver{}, false
 	}

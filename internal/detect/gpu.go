@@ -85,7 +85,7 @@ func ParseSMI(out []byte, withCap bool) ([]GPU, error) {
 		if withCap {
 			want = 3
 		}
-		if len(f) < want || !reDriverVersion.MatchString(f[0]) {
+		if len(f) < want || !reDriverVersion().MatchString(f[0]) {
 			return nil, fmt.Errorf("unexpected line %q", line)
 		}
 		g := GPU{Index: len(gpus), Driver: f[0]}

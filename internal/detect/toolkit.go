@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudaenv/cudaenv/compat"
 )
@@ -99,9 +100,9 @@ func (h Host) hasCudart(dir string) bool {
 }
 
 var (
-	reVersionTxt  = regexp.MustCompile(`CUDA Version\s+(\d+\.\d+(?:\.\d+)?)`)
-	reCudaH       = regexp.MustCompile(`#define\s+CUDA_VERSION\s+(\d+)`)
-	reNvccRelease = regexp.MustCompile(`release (\d+\.\d+)`)
+	reVersionTxt  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`CUDA Version\s+(\d+\.\d+(?:\.\d+)?)`) })
+	reCudaH       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`#define\s+CUDA_VERSION\s+(\d+)`) })
+	reNvccRelease = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`release (\d+\.\d+)`) })
 )
 
 func (h Host) toolkitVersion(ctx context.Context, tk Toolkit) (string, string) {
@@ -116,19 +117,19 @@ func (h Host) toolkitVersion(ctx context.Context, tk Toolkit) (string, string) {
 		}
 	}
 	if b, err := h.readFile(filepath.Join(tk.Dir, "version.txt")); err == nil {
-		if m := reVersionTxt.FindSubmatch(b); m != nil {
+		if m := reVersionTxt().FindSubmatch(b); m != nil {
 			return string(m[1]), "version.txt"
 		}
 	}
 	if b, err := h.readFile(filepath.Join(tk.Dir, "include", "cuda.h")); err == nil {
-		if m := reCudaH.FindSubmatch(b); m != nil {
+		if m := reCudaH().FindSubmatch(b); m != nil {
 			n, _ := strconv.Atoi(string(m[1]))
 			return fmt.Sprintf("%d.%d", n/1000, n%1000/10), "include/cuda.h"
 		}
 	}
 	if tk.NVCC != "" {
 		if out, err := h.run(ctx, tk.NVCC, "--version"); err == nil {
-			if m := reNvccRelease.FindSubmatch(out); m != nil {
+			if m := reNvccRelease().FindSubmatch(out); m != nil {
 				return string(m[1]), "nvcc --version"
 			}
 		}
@@ -158,7 +159,9 @@ func ParseGPUArchList(out []byte) []string {
 	return caps
 }
 
-var reCudnnDefine = regexp.MustCompile(`(?m)^#define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+(\d+)`)
+var reCudnnDefine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^#define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+(\d+)`)
+})
 
 // CudnnVersion reads the cuDNN version of a cuDNN directory from
 // include/cudnn_version.h (cuDNN 8+) or include/cudnn.h (older).
@@ -179,7 +182,7 @@ func (h Host) CudnnVersion(dir string) (string, error) {
 // from a cuDNN header into "9.5.1".
 func ParseCudnnVersionH(src []byte) (string, bool) {
 	parts := map[string]string{}
-	for _, m := range reCudnnDefine.FindAllSubmatch(src, -1) {
+	for _, m := range reCudnnDefine().FindAllSubmatch(src, -1) {
 		if _, dup := parts[string(m[1])]; !dup {
 			parts[string(m[1])] = string(m[2])
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Torch is the PyTorch installed for the active Python.
@@ -56,8 +57,10 @@ func (h Host) Torch(ctx context.Context) (t Torch, found bool, err error) {
 }
 
 var (
-	reTorchVersion = regexp.MustCompile(`(?m)^__version__\s*(?::[^=]*)?=\s*['"]([^'"]+)['"]`)
-	reTorchCUDA    = regexp.MustCompile(`(?m)^cuda\s*(?::[^=]*)?=\s*(?:['"]([^'"]*)['"]|None)`)
+	reTorchVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^__version__\s*(?::[^=]*)?=\s*['"]([^'"]+)['"]`) })
+	reTorchCUDA    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^cuda\s*(?::[^=]*)?=\s*(?:['"]([^'"]*)['"]|None)`)
+	})
 )
 
 // ParseTorchVersionPy reads __version__ and cuda from the text of
@@ -68,12 +71,12 @@ var (
 //
 // cuda is "" for a CPU-only build (cuda = None).
 func ParseTorchVersionPy(src []byte) (version, cuda string, err error) {
-	m := reTorchVersion.FindSubmatch(src)
+	m := reTorchVersion().FindSubmatch(src)
 	if m == nil {
 		return "", "", fmt.Errorf("no __version__ in torch/version.py")
 	}
 	version = string(m[1])
-	if c := reTorchCUDA.FindSubmatch(src); c != nil {
+	if c := reTorchCUDA().FindSubmatch(src); c != nil {
 		cuda = string(c[1])
 	}
 	return version, cuda, nil

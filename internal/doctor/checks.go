@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudaenv/cudaenv/compat"
 	"github.com/cudaenv/cudaenv/internal/detect"
@@ -376,7 +377,7 @@ func unixLimits(lim compat.HostLimits) string {
 	return strings.Join(parts, ", ")
 }
 
-var reForeignCUDA = regexp.MustCompile(`(?i)/cuda[^/]*/(lib64|lib|targets/[^/]+/lib)/?$`)
+var reForeignCUDA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)/cuda[^/]*/(lib64|lib|targets/[^/]+/lib)/?$`) })
 
 func checkPath(in Inputs) Check {
 	c := Check{ID: IDPath}
@@ -429,7 +430,7 @@ func checkPath(in Inputs) Check {
 		}
 	}
 	for i, d := range in.LDLibraryPath {
-		if ownLib(d) || !reForeignCUDA.MatchString(d) {
+		if ownLib(d) || !reForeignCUDA().MatchString(d) {
 			continue
 		}
 		if firstOwnLib < 0 || i < firstOwnLib {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // GPUCheckSource is the CUDA program of `cudaenv doctor --gpu`: a device
@@ -44,10 +45,10 @@ type GPUCheckResult struct {
 }
 
 var (
-	reGCVersions = regexp.MustCompile(`^cuda driver (\d+\.\d+) runtime (\d+\.\d+)$`)
-	reGCDevice   = regexp.MustCompile(`^device (\d+): (.*), (sm_\d+), ([0-9.]+) GiB$`)
-	reGCKernel   = regexp.MustCompile(`^kernel (\d+): ok$`)
-	reGCBand     = regexp.MustCompile(`^h2d ([0-9.]+) GB/s d2h ([0-9.]+) GB/s$`)
+	reGCVersions = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cuda driver (\d+\.\d+) runtime (\d+\.\d+)$`) })
+	reGCDevice   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^device (\d+): (.*), (sm_\d+), ([0-9.]+) GiB$`) })
+	reGCKernel   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^kernel (\d+): ok$`) })
+	reGCBand     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^h2d ([0-9.]+) GB/s d2h ([0-9.]+) GB/s$`) })
 )
 
 // ParseGPUCheck reads the self-test's output. Lines it does not know are
@@ -56,20 +57,20 @@ func ParseGPUCheck(out []byte) GPUCheckResult {
 	var r GPUCheckResult
 	for _, line := range strings.Split(strings.ReplaceAll(string(out), "\r\n", "\n"), "\n") {
 		line = strings.TrimSpace(line)
-		if m := reGCVersions.FindStringSubmatch(line); m != nil {
+		if m := reGCVersions().FindStringSubmatch(line); m != nil {
 			r.Driver, r.Runtime = m[1], m[2]
-		} else if m := reGCDevice.FindStringSubmatch(line); m != nil {
+		} else if m := reGCDevice().FindStringSubmatch(line); m != nil {
 			idx, _ := strconv.Atoi(m[1])
 			mem, _ := strconv.ParseFloat(m[4], 64)
 			r.Devices = append(r.Devices, GPUDevice{Index: idx, Name: m[2], SM: m[3], MemGiB: mem})
-		} else if m := reGCKernel.FindStringSubmatch(line); m != nil {
+		} else if m := reGCKernel().FindStringSubmatch(line); m != nil {
 			idx, _ := strconv.Atoi(m[1])
 			for i := range r.Devices {
 				if r.Devices[i].Index == idx {
 					r.Devices[i].Kernel = true
 				}
 			}
-		} else if m := reGCBand.FindStringSubmatch(line); m != nil {
+		} else if m := reGCBand().FindStringSubmatch(line); m != nil {
 			r.H2D, _ = strconv.ParseFloat(m[1], 64)
 			r.D2H, _ = strconv.ParseFloat(m[2], 64)
 		} else if strings.HasPrefix(line, "error: ") && r.Error == "" {

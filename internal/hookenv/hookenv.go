@@ -1,0 +1,172 @@
+// Package hookenv answers the shell prompt hook: for a working directory and
+// environment it prints, in the shell's dialect, the changes that activate
+// the selection and a new __cudaenv_check, the builtin-only test that lets
+// the next prompts skip the binary while nothing changes.
+//
+// Both binaries serve it: cudaenv, and the small cudaenv-shim, which the
+// hook calls when it is installed because it starts several times faster.
+package hookenv
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/detect"
+	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/doctor"
+	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/resolve"
+	"github.com/cudaenv/cudaenv/shell"
+)
+
+// Input is one evaluation.
+type Input struct {
+	Shell  shell.Shell
+	Dir    string
+	Env    envdiff.Env
+	Dirs   dirs.Dirs
+	GOOS   string
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Run prints the hook's code. A selection that cannot be activated is
+// reported on Stderr once (the new check keeps it from repeating) and the
+// shell steps aside. prefix is shell code to print first (use's own
+// CUDAENV_VERSION change).
+func Run(in Input, prefix string) {
+	out := activate.Compute(activate.Input{Dir: in.Dir, Env: in.Env, Dirs: in.Dirs, GOOS: in.GOOS})
+	if out.Err != nil {
+		fmt.Fprintf(in.Stderr, "cudaenv: %s\n", out.Err)
+	} else {
+		WarnIfNewlyActive(in.Env, out.Resolved, in.GOOS, in.Stderr)
+	}
+	fmt.Fprint(in.Stdout, prefix+shell.Render(in.Shell, Vars(out.Changes))+in.Shell.Check(CheckFor(in.Dirs.Stamps(), out.Watch)))
+}
+
+// Main is the hook-env command of either binary: args are [shell].
+func Main(args, environ []string, goos string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "cudaenv: hook-env needs a shell: bash, fish, pwsh or zsh")
+		return 2
+	}
+	sh, err := shell.Get(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "cudaenv: %s\n", err)
+		return 2
+	}
+	env := ParseEnviron(environ, goos)
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = env["PWD"]
+	}
+	d := dirs.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	Run(Input{Shell: sh, Dir: dir, Env: env, Dirs: d, GOOS: goos, Stdout: stdout, Stderr: stderr}, "")
+	return 0
+}
+
+// ParseEnviron reads KEY=VALUE pairs. Windows names variables without
+// regard to case and reports PATH as "Path"; it is keyed PATH here so that
+// activation edits the user's PATH instead of making a new one.
+func ParseEnviron(environ []string, goos string) envdiff.Env {
+	m := make(envdiff.Env, len(environ))
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			continue
+		}
+		if goos == "windows" && strings.EqualFold(k, "PATH") {
+			k = "PATH"
+		}
+		m[k] = v
+	}
+	return m
+}
+
+// Vars converts changes for the shell renderer.
+func Vars(changes []envdiff.Change) []shell.Var {
+	out := make([]shell.Var, len(changes))
+	for i, c := range changes {
+		out[i] = shell.Var{Name: c.Name, Value: c.Value, Unset: c.Unset}
+	}
+	return out
+}
+
+// WarnIfNewlyActive prints one line when the toolkit that becomes active
+// needs a newer driver than this machine has. It reads files only (no
+// nvidia-smi), so switching stays fast, and never blocks the switch.
+func WarnIfNewlyActive(env envdiff.Env, r activate.Resolved, goos string, stderr io.Writer) {
+	prev, _ := envdiff.Decode(env[envdiff.StateVar])
+	if r.CUDA == nil || prev.Active == r.Label() {
+		return
+	}
+	d := detect.Host{Env: env, GOOS: goos}.Driver(context.Background())
+	if w := doctor.DriverWarning(r.CUDA.Version.String(), d, goos); w != "" {
+		fmt.Fprintf(stderr, "cudaenv: warning: %s\n", w)
+	}
+}
+
+// CheckFor turns a watch list into the shell check, writing the mtime
+// reference files that test -nt needs into stamps.
+func CheckFor(stamps string, w resolve.Watch) shell.Check {
+	c := shell.Check{Dir: w.Dir, EnvName: resolve.EnvVar, EnvSet: w.EnvSet, EnvValue: w.EnvValue}
+	for _, f := range w.Files {
+		sf := shell.File{Path: f.Path, Exists: f.Exists, ModTime: f.ModTime}
+		if f.Exists {
+			sf.Ref = mtimeRef(stamps, f.ModTime)
+		}
+		c.Files = append(c.Files, sf)
+	}
+	return c
+}
+
+// mtimeRef returns an empty file whose mtime is t, named after t so that
+// every shell and every watched file with that mtime can share it. If it
+// cannot be made, "" makes the check fail and the hook run each prompt.
+func mtimeRef(dir string, t time.Time) string {
+	p := filepath.Join(dir, strconv.FormatInt(t.UnixNano(), 10))
+	if fi, err := os.Stat(p); err == nil && fi.ModTime().Equal(t) {
+		return p
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ""
+	}
+	pruneRefs(dir)
+	f, err := os.CreateTemp(dir, ".ref-")
+	if err != nil {
+		return ""
+	}
+	f.Close()
+	if os.Chtimes(f.Name(), t, t) != nil || os.Rename(f.Name(), p) != nil {
+		os.Remove(f.Name())
+		return ""
+	}
+	return p
+}
+
+// maxRefs bounds the stamps folder. Past it every reference is removed: a
+// shell whose reference is gone sees its check fail once (test -nt is true
+// against a missing file) and the hook makes a new one.
+const maxRefs = 1000
+
+func pruneRefs(dir string) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(maxRefs + 1)
+	f.Close()
+	if len(names) <= maxRefs {
+		return
+	}
+	for _, n := range names {
+		os.Remove(filepath.Join(dir, n))
+	}
+}
