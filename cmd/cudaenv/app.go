@@ -58,7 +58,7 @@ func (e *exitError) Unwrap() error { return e.err }
 // run is main without the process: it returns the exit code.
 func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Called as nvcc, ptxas, …: a shim. Nothing else runs on that path.
-	if isShimCall(args) {
+	if isShimCall(args, environ) {
 		return runShim(args, environ, stderr)
 	}
 	e := &env{args: args, vars: hookenv.ParseEnviron(environ, runtime.GOOS), goos: runtime.GOOS, stdin: stdin, stdout: stdout, stderr: stderr}

@@ -2,17 +2,35 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 
+	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/shims"
 )
 
 // isShimCall reports whether the binary was started as a shim: under a
-// toolkit command's name (nvcc) rather than as cudaenv. That happens when
-// the shims point at cudaenv itself because cudaenv-shim is not installed
-// beside it.
-func isShimCall(args []string) bool {
-	return len(args) > 0 && shims.IsShimName(shims.CommandName(args[0], runtime.GOOS), runtime.GOOS)
+// toolkit command's name (nvcc) that has a shim in the shims folder. That
+// happens when the shims point at cudaenv itself because cudaenv-shim is
+// not installed beside it. A cudaenv binary merely renamed (cudaenv-1.2,
+// ce) stays the CLI.
+func isShimCall(args, environ []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	name := shims.CommandName(args[0], runtime.GOOS)
+	if !shims.IsShimName(name, runtime.GOOS) {
+		return false
+	}
+	env := hookenv.ParseEnviron(environ, runtime.GOOS)
+	d := dirs.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	_, err := os.Lstat(filepath.Join(d.Shims(), name))
+	return err == nil
 }
 
 // runShim is the whole life of a shim call (see shims.Main). It runs

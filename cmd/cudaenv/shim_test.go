@@ -14,7 +14,7 @@ import (
 // (cudaenv.test) nothing happens.
 func init() {
 	base := filepath.Base(os.Args[0])
-	if os.Getenv("CUDAENV_ROOT") == "" || strings.Contains(base, ".test") || !isShimCall(os.Args) {
+	if os.Getenv("CUDAENV_ROOT") == "" || strings.Contains(base, ".test") || !isShimCall(os.Args, os.Environ()) {
 		return
 	}
 	os.Exit(run(os.Args, os.Environ(), os.Stdin, os.Stdout, os.Stderr))
