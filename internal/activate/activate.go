@@ -226,7 +226,9 @@ func Compute(in Input) Output {
 	}
 	var want envdiff.Want
 	if err == nil {
-		out.Resolved, out.Err = Resolve(store.New(in.Dirs), sel)
+		// The hook runs on every directory change: read only the receipts
+		// of the entries picked.
+		out.Resolved, out.Err = ResolveFast(store.New(in.Dirs), sel)
 		if out.Err == nil {
 			want = Want(out.Resolved, in.GOOS)
 		}
