@@ -102,9 +102,7 @@ func newApp(e *env) *cli.App {
 		HideHelpCommand: true,
 		Suggest:         true,
 		ExitErrHandler:  func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return fmt.Errorf("%s; see: cudaenv %s --help", lower(err.Error()), c.Command.FullName())
-		},
+		OnUsageError:    usageError("cudaenv"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return fmt.Errorf("unknown command %q; see: cudaenv --help", c.Args().First())
@@ -114,9 +112,27 @@ func newApp(e *env) *cli.App {
 		Commands: commands(e),
 	}
 	sort.Sort(cli.CommandsByName(app.Commands))
+	setUsageErrors(app.Commands, "cudaenv")
 	return app
 }
 
+// setUsageErrors gives every command a usage-error text (urfave/cli does
+// not inherit the app's): one lowercase line naming the help to read.
+func setUsageErrors(cmds []*cli.Command, parent string) {
+	for _, c := range cmds {
+		path := parent + " " + c.Name
+		if c.OnUsageError == nil {
+			c.OnUsageError = usageError(path)
+		}
+		setUsageErrors(c.Subcommands, path)
+	}
+}
+
+func usageError(path string) cli.OnUsageErrorFunc {
+	return func(_ *cli.Context, err error, _ bool) error {
+		return fmt.Errorf("%s; see: %s --help", lower(err.Error()), path)
+	}
+}
 func lower(s string) string {
 	if s == "" {
 		return s

@@ -36,7 +36,12 @@ with the ids toolkit, driver, gpu-arch, cudnn, host-compiler, path, torch, env.
 				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 				&cli.BoolFlag{Name: "gpu", Usage: "also compile and run a device query and bandwidth test with the selected toolkit"},
 			},
-			Action: func(c *cli.Context) error { return runDoctor(e, c.Bool("json"), c.Bool("gpu")) },
+			Action: func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return errors.New("doctor takes no arguments; it checks what the current directory selects (see: cudaenv doctor --help)")
+				}
+				return runDoctor(e, c.Bool("json"), c.Bool("gpu"))
+			},
 		},
 		{
 			Name:      "compat",
@@ -169,7 +174,7 @@ func gpuCheck(ctx context.Context, e *env, h detect.Host, r activate.Resolved, h
 
 func compatTorch(e *env, arg string) error {
 	name, ver, hasVer := strings.Cut(arg, "==")
-	if name != "torch" {
+	if name != "torch" || (hasVer && strings.TrimSpace(ver) == "") {
 		return fmt.Errorf("compat: %q is not a PyTorch requirement; use torch==2.5.1, or torch for the one installed", arg)
 	}
 	ctx := context.Background()

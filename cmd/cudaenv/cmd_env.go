@@ -26,13 +26,18 @@ func envCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "shell", Usage: "bash, zsh, fish, pwsh or json", Value: ""},
 			},
 			Action: func(c *cli.Context) error {
-				changes, _, err := changesFor(e, c.Args().Slice())
-				if err != nil {
-					return err
-				}
 				name := c.String("shell")
 				if name == "" {
 					name = userShell(e)
+				}
+				if name != "json" {
+					if _, err := shell.Get(name); err != nil {
+						return fmt.Errorf("env --shell: %w", err)
+					}
+				}
+				changes, _, err := changesFor(e, c.Args().Slice())
+				if err != nil {
+					return err
 				}
 				if name == "json" {
 					return printJSON(e, changes)

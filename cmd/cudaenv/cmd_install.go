@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -66,6 +67,9 @@ func installCommands(e *env) []*cli.Command {
 				Name:  "prune",
 				Usage: "remove every cached download, manifest and index",
 				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return errors.New("cache prune takes no arguments; it empties the whole download cache")
+					}
 					if err := os.RemoveAll(e.dirs.Cache); err != nil {
 						return fmt.Errorf("cache prune: %w", err)
 					}
@@ -127,6 +131,9 @@ func install(e *env, c *cli.Context) error {
 		return err
 	}
 	platform := c.String("platform")
+	if platform != "" && !platformKey.MatchString(platform) {
+		return fmt.Errorf("install: %q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", platform)
+	}
 	if platform == "" {
 		if platform, err = fetch.HostPlatform(e.goos, runtime.GOARCH); err != nil {
 			return err
@@ -188,6 +195,10 @@ func install(e *env, c *cli.Context) error {
 	return nil
 }
 
+// platformKey is the shape of NVIDIA's platform keys; the list itself
+// grows with new releases, so only the shape is checked here.
+var platformKey = regexp.MustCompile(`^(linux|windows)-[a-z0-9_]+$`)
+
 // installSpecs reads the specs to install; with none, what the working
 // directory selects.
 func installSpecs(e *env, args []string) ([]version.Spec, error) {
@@ -246,6 +257,9 @@ func installOne(ctx context.Context, e *env, c *cli.Context, client *fetch.Clien
 		}
 	default:
 		pl, err = planNVIDIA(ctx, c, client, p, sp, sel)
+		if err != nil && unreachable(err) {
+			err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
+		}
 	}
 	if err != nil {
 		return store.Entry{}, err
@@ -478,7 +492,7 @@ func lsRemote(e *env, c *cli.Context) error {
 	if len(args) == 1 {
 		v, err := version.Parse(args[0])
 		if err != nil {
-			return fmt.Errorf("ls-remote: invalid version prefix %q", args[0])
+			return fmt.Errorf("ls-remote: %q is neither cuda, cudnn nor a version prefix; e.g. cudaenv ls-remote cudnn 9", args[0])
 		}
 		prefix = v
 	}
