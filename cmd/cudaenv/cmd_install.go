@@ -392,21 +392,11 @@ func unreachable(err error) bool {
 
 // pickRelease finds the newest release matching the spec.
 func pickRelease(p fetch.Product, sp version.Spec, releases []string) (string, error) {
-	var vs []version.Version
-	byString := map[string]string{}
-	for _, r := range releases {
-		v, err := version.Parse(r)
-		if err != nil {
-			continue
-		}
-		vs = append(vs, v)
-		byString[v.String()] = r
-	}
-	best, ok := version.Best(sp, vs)
+	rel, ok := bestOf(sp, releases)
 	if !ok {
 		var near []string
-		for _, v := range vs {
-			if sp.Kind == version.Prefix && v.Major() == sp.Prefix.Major() {
+		for _, r := range releases {
+			if v, err := version.Parse(r); err == nil && sp.Kind == version.Prefix && v.Major() == sp.Prefix.Major() {
 				near = append(near, v.String())
 			}
 		}
@@ -416,7 +406,22 @@ func pickRelease(p fetch.Product, sp version.Spec, releases []string) (string, e
 		}
 		return "", fmt.Errorf("install: no %s release matches %s; %s", p, strings.TrimPrefix(sp.String(), "cudnn@"), hint)
 	}
-	return byString[best.String()], nil
+	return rel, nil
+}
+
+// bestOf returns the newest of names (release labels) that the spec
+// matches; names that are not versions are skipped.
+func bestOf(sp version.Spec, names []string) (string, bool) {
+	var vs []version.Version
+	byString := map[string]string{}
+	for _, n := range names {
+		if v, err := version.Parse(n); err == nil {
+			vs = append(vs, v)
+			byString[v.String()] = n
+		}
+	}
+	best, ok := version.Best(sp, vs)
+	return byString[best.String()], ok
 }
 
 // cudnnVersion is the cudnn component's own four-part version (9.5.1.17),

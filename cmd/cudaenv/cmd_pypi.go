@@ -133,23 +133,17 @@ func pypiRelease(ctx context.Context, client *fetch.Client, sp version.Spec) (py
 			}
 		}
 	}
-	var vs []version.Version
 	byVersion := map[string]pypi.Release{}
+	var names []string
 	for _, r := range pypi.CatalogReleases() {
-		if v, err := version.Parse(r.Version); err == nil {
-			vs = append(vs, v)
-			byVersion[v.String()] = r
-		}
+		byVersion[r.Version] = r
+		names = append(names, r.Version)
 	}
-	best, ok := version.Best(sp, vs)
+	best, ok := bestOf(sp, names)
 	if !ok {
-		var have []string
-		for _, v := range vs {
-			have = append(have, v.String())
-		}
-		return pypi.Release{}, fmt.Errorf("install --source pypi: no CUDA release matches %s in cudaenv's catalog (it has %s); use --source nvidia", sp, strings.Join(have, ", "))
+		return pypi.Release{}, fmt.Errorf("install --source pypi: no CUDA release matches %s in cudaenv's catalog (it has %s); use --source nvidia", sp, strings.Join(names, ", "))
 	}
-	return byVersion[best.String()], nil
+	return byVersion[best], nil
 }
 
 // releaseFromManifest lists a manifest's components with their versions

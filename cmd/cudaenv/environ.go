@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -17,4 +18,14 @@ func environ(vars envdiff.Env) []string {
 	return out
 }
 
-func containsSlash(s string) bool { return strings.ContainsAny(s, `/\`) }
+// commandPath finds the program exec runs: a path as given, else on the
+// PATH of the environment it will run in.
+func commandPath(e *env, vars envdiff.Env, name string) (string, error) {
+	if strings.ContainsAny(name, `/\`) {
+		return name, nil
+	}
+	if p, err := lookPath(name, vars["PATH"], e.goos); err == nil {
+		return p, nil
+	}
+	return "", &exitError{code: 127, err: fmt.Errorf("exec: %s: command not found", name)}
+}

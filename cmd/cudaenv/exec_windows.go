@@ -12,12 +12,9 @@ import (
 // execWith runs cmd as a child (Windows has no exec) and passes on its
 // exit status.
 func execWith(e *env, vars envdiff.Env, cmd []string) error {
-	path, err := lookPath(cmd[0], vars["PATH"], e.goos)
-	if containsSlash(cmd[0]) {
-		path, err = cmd[0], nil
-	}
+	path, err := commandPath(e, vars, cmd[0])
 	if err != nil {
-		return &exitError{code: 127, err: fmt.Errorf("exec: %s: command not found", cmd[0])}
+		return err
 	}
 	c := exec.Command(path, cmd[1:]...)
 	c.Env = environ(vars)

@@ -212,6 +212,8 @@ type Output struct {
 	// Err explains why nothing is active although something was selected;
 	// the environment is reverted in that case.
 	Err error
+	// Prev is what cudaenv had activated before (from __CUDAENV_STATE).
+	Prev envdiff.State
 }
 
 // Compute resolves the selection for in.Dir and the changes that activate
@@ -233,7 +235,8 @@ func Compute(in Input) Output {
 			want = Want(out.Resolved, in.GOOS)
 		}
 	}
-	out.Changes = Changes(in.Env, want, in.GOOS)
+	out.Prev, _ = envdiff.Decode(in.Env[envdiff.StateVar])
+	out.Changes, _ = envdiff.Apply(in.Env, out.Prev, want, ListSep(in.GOOS))
 	return out
 }
 

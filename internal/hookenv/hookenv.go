@@ -46,7 +46,7 @@ func Run(in Input, prefix string) {
 	if out.Err != nil {
 		fmt.Fprintf(in.Stderr, "cudaenv: %s\n", out.Err)
 	} else {
-		WarnIfNewlyActive(in.Env, out.Resolved, in.GOOS, in.Stderr)
+		WarnIfNewlyActive(out.Prev.Active, in.Env, out.Resolved, in.GOOS, in.Stderr)
 	}
 	fmt.Fprint(in.Stdout, prefix+shell.Render(in.Shell, Vars(out.Changes))+in.Shell.Check(CheckFor(in.Dirs.Stamps(), out.Watch)))
 }
@@ -100,11 +100,11 @@ func Vars(changes []envdiff.Change) []shell.Var {
 }
 
 // WarnIfNewlyActive prints one line when the toolkit that becomes active
+// (different from prevActive, what was active before)
 // needs a newer driver than this machine has. It reads files only (no
 // nvidia-smi), so switching stays fast, and never blocks the switch.
-func WarnIfNewlyActive(env envdiff.Env, r activate.Resolved, goos string, stderr io.Writer) {
-	prev, _ := envdiff.Decode(env[envdiff.StateVar])
-	if r.CUDA == nil || prev.Active == r.Label() {
+func WarnIfNewlyActive(prevActive string, env envdiff.Env, r activate.Resolved, goos string, stderr io.Writer) {
+	if r.CUDA == nil || prevActive == r.Label() {
 		return
 	}
 	d := detect.Host{Env: env, GOOS: goos}.Driver(context.Background())
