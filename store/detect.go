@@ -105,6 +105,10 @@ func (s *Store) Link(target string, cudnnMajor int) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
+	// The receipt (JSON) could not hold the path: refuse before detecting.
+	if err := s.checkUTF8(abs); err != nil {
+		return Entry{}, fmt.Errorf("link: %w", err)
+	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return Entry{}, fmt.Errorf("link %s: not a directory", target)
 	}

@@ -8,66 +8,105 @@ import (
 )
 
 // Lock takes the install lock of one entry, waiting while another process
-// holds it. Release it with the returned function.
+// holds it (and saying so to s.Wait). Holding the lock, it first puts the
+// entry back in order after an interrupted install (see settle), so every
+// command that takes the lock sees a whole old or a whole new tree. Release
+// it with the returned function.
 func (s *Store) Lock(k Kind, name string) (func(), error) {
 	if err := os.MkdirAll(s.Dirs.Locks(), 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(s.Dirs.Locks(), string(k)+"-"+name+".lock")
+	path := s.lockPath(k, name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
-	if err := lockFile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+	if !tryLockFile(f) {
+		if s.Wait != nil {
+			fmt.Fprintf(s.Wait, "waiting for another cudaenv to finish installing %s (lock %s)\n", lockLabel(k, name), path)
+		}
+		if err := lockFile(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", name, err)
+		}
 	}
+	s.settle(k, name)
 	return func() { unlockFile(f); f.Close() }, nil
 }
 
-// CleanStaging removes what interrupted installs left in the staging
-// folder. A folder whose install still holds its lock is left alone.
-func (s *Store) CleanStaging() {
-	des, err := os.ReadDir(s.Dirs.Staging())
-	if err != nil {
-		return
+// lockLabel names an entry as the install command does: CUDA 12.4.1,
+// cuDNN 9.5.1.17-cuda12.
+func lockLabel(k Kind, name string) string {
+	switch k {
+	case CUDA:
+		return "CUDA " + name
+	case Cudnn:
+		return "cuDNN " + name
 	}
+	return string(k) + " " + name
+}
+
+func (s *Store) lockPath(k Kind, name string) string {
+	return filepath.Join(s.Dirs.Locks(), string(k)+"-"+name+".lock")
+}
+
+// CleanStaging finishes or undoes what interrupted installs and uninstalls
+// left: it settles each entry that has a half-built tree, an aside or trash
+// in its kind folder or in the older layout's .staging folder, and deletes
+// the older layout's trash. An entry whose install still holds its lock is
+// left alone.
+func (s *Store) CleanStaging() {
+	type entry struct {
+		k    Kind
+		name string
+	}
+	var todo []entry
+	seen := map[entry]bool{}
+	add := func(k Kind, name string) {
+		if e := (entry{k, name}); !seen[e] {
+			seen[e] = true
+			todo = append(todo, e)
+		}
+	}
+	for _, k := range []Kind{CUDA, Cudnn} {
+		dir := s.kindDir(k)
+		des, _ := os.ReadDir(dir)
+		for _, de := range des {
+			n := de.Name()
+			for _, prefix := range []string{stagePrefix, asidePrefix, trashPrefix} {
+				if name, ok := leftoverName(n, prefix); ok {
+					add(k, name)
+				}
+			}
+		}
+	}
+	des, _ := os.ReadDir(s.Dirs.Staging())
 	for _, de := range des {
-		name := de.Name()
-		if strings.HasPrefix(name, "trash-") {
-			os.RemoveAll(filepath.Join(s.Dirs.Staging(), name))
-			continue
+		n := de.Name()
+		if strings.HasPrefix(n, "trash-") {
+			os.RemoveAll(filepath.Join(s.Dirs.Staging(), n))
+		} else if k, name, _, ok := splitLegacyStageName(n); ok {
+			add(k, name)
 		}
-		kind, entry, ok := splitStageName(name)
+	}
+	for _, e := range todo {
+		if _, _, err := parseName(e.k, e.name); err != nil {
+			continue // not a name cudaenv staged; leave it
+		}
+		unlock, ok := s.tryLock(e.k, e.name)
 		if !ok {
 			continue
 		}
-		unlock, ok := s.tryLock(kind, entry)
-		if !ok {
-			continue
-		}
-		os.RemoveAll(filepath.Join(s.Dirs.Staging(), name))
+		s.settle(e.k, e.name)
 		unlock()
 	}
 }
 
-// splitStageName reads "<kind>-<name>-<random>" (see stagePrefix).
-func splitStageName(n string) (Kind, string, bool) {
-	kind, rest, ok := strings.Cut(n, "-")
-	if !ok || (kind != string(CUDA) && kind != string(Cudnn)) {
-		return "", "", false
-	}
-	i := strings.LastIndexByte(rest, '-')
-	if i <= 0 {
-		return "", "", false
-	}
-	name := strings.TrimSuffix(rest[:i], ".old")
-	return Kind(kind), name, true
-}
-
 func (s *Store) tryLock(k Kind, name string) (func(), bool) {
-	path := filepath.Join(s.Dirs.Locks(), string(k)+"-"+name+".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if os.MkdirAll(s.Dirs.Locks(), 0o755) != nil {
+		return nil, false
+	}
+	f, err := os.OpenFile(s.lockPath(k, name), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, false
 	}

@@ -3,12 +3,16 @@
 // rename, receipt last), adopts existing toolkits by link, and removes them.
 //
 // A directory without a readable receipt.json is not an installed version.
+// Work in progress sits beside the entries under dot names; whoever next
+// takes an entry's lock finds a whole old or a whole new tree, putting back
+// one that a killed reinstall had set aside.
 package store
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
 	"github.com/cudaenv/cudaenv/internal/version"
@@ -83,6 +88,9 @@ func (e Entry) Label() string {
 // Store is the folder of installed versions.
 type Store struct {
 	Dirs dirs.Dirs
+	// Wait, when set, hears one line when Lock finds the lock taken by
+	// another cudaenv and waits for it; an uncontended Lock says nothing.
+	Wait io.Writer
 }
 
 // New returns the store laid out by d.
@@ -131,7 +139,7 @@ func (s *Store) List(k Kind) ([]Entry, error) {
 	}
 	var out []Entry
 	for _, de := range des {
-		if !de.IsDir() {
+		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") { // staging, asides, trash
 			continue
 		}
 		v, major, err := parseName(k, de.Name())
@@ -192,36 +200,50 @@ func uninstallArg(e Entry) string {
 }
 
 // Install builds an entry atomically. fill populates a fresh staging
-// directory inside the store and returns the receipt; the receipt is written
-// last and the tree moved into place with one rename, so an interrupted
-// install never shows up as a version. An existing entry of the same name is
-// replaced. The caller holds the entry's lock (see Lock).
+// directory and returns the receipt; the receipt is written last and the
+// tree moved into place with one rename, so an interrupted install never
+// shows up as a version. An existing entry of the same name is replaced:
+// it is renamed aside first and deleted once the new tree is in; a run
+// killed between the two renames leaves it aside, and the next run that
+// takes the entry's lock puts it back (see settle). The caller holds the
+// entry's lock (see Lock).
+//
+// Staging, the aside and the trash are all in the kind folder itself
+// (cuda/.stage-12.4.1-N, cuda/.old-12.4.1-N, cuda/.trash-12.4.1-N), so
+// every rename stays inside one folder, on one file system, even when
+// cuda/ is a link to another disk.
 func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, error)) (Entry, error) {
 	v, major, err := parseName(k, name)
 	if err != nil {
 		return Entry{}, fmt.Errorf("invalid store name %q", name)
 	}
-	if err := os.MkdirAll(s.Dirs.Staging(), 0o755); err != nil {
+	if err := s.checkUTF8(); err != nil {
+		return Entry{}, fmt.Errorf("install %s: %w", lockLabel(k, name), err)
+	}
+	dir := s.kindDir(k)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Entry{}, err
 	}
-	s.cleanStaging(k, name)
-	stage, err := os.MkdirTemp(s.Dirs.Staging(), stagePrefix(k, name))
+	s.settle(k, name)
+	stage, err := os.MkdirTemp(dir, stagePrefix+name+"-")
 	if err != nil {
 		return Entry{}, err
 	}
 	if err := os.Chmod(stage, 0o755); err != nil {
+		os.RemoveAll(stage)
 		return Entry{}, err
 	}
 	keep := false
 	defer func() {
 		if !keep {
-			os.RemoveAll(stage)
+			discard(stage, trashPrefix+name+"-")
 		}
 	}()
 	r, err := fill(stage)
 	if err != nil {
 		return Entry{}, err
 	}
+	step("filled")
 	r.Kind, r.Version, r.CUDAMajor = k, v.String(), major
 	if r.Installed.IsZero() {
 		r.Installed = time.Now().UTC()
@@ -229,17 +251,15 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 	if err := writeReceipt(stage, r); err != nil {
 		return Entry{}, err
 	}
-	final := filepath.Join(s.kindDir(k), name)
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return Entry{}, err
-	}
-	// Move an existing tree aside first; it is deleted once the new one is in.
+	step("staged")
+	final := filepath.Join(dir, name)
 	var old string
 	if _, err := os.Lstat(final); err == nil {
-		old = stage + ".old"
+		old = filepath.Join(dir, asidePrefix+strings.TrimPrefix(filepath.Base(stage), stagePrefix))
 		if err := os.Rename(final, old); err != nil {
 			return Entry{}, fmt.Errorf("replace %s: %w", final, err)
 		}
+		step("aside")
 	}
 	if err := os.Rename(stage, final); err != nil {
 		if old != "" {
@@ -248,24 +268,152 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 		return Entry{}, fmt.Errorf("move %s into place: %w", name, err)
 	}
 	keep = true
+	step("placed")
 	if old != "" {
-		os.RemoveAll(old)
+		discard(old, trashPrefix+name+"-")
 	}
 	e, _ := s.load(k, name, v, major)
 	return e, e.Err
 }
 
-func stagePrefix(k Kind, name string) string { return string(k) + "-" + name + "-" }
+// Names of what Install and Remove leave in a kind folder while they work.
+// They start with a dot, which no version does, so List skips them.
+const (
+	stagePrefix = ".stage-" // .stage-<name>-<n>: a tree being built
+	asidePrefix = ".old-"   // .old-<name>-<n>: the tree a reinstall replaces
+	trashPrefix = ".trash-" // .trash-<name>-<n>: a tree being deleted
+)
 
-// cleanStaging removes what an interrupted install of this entry left. The
-// caller holds the entry's lock, so no live install owns those folders.
-func (s *Store) cleanStaging(k Kind, name string) {
-	des, _ := os.ReadDir(s.Dirs.Staging())
+// step is a test hook: a test makes it end the process at a named step,
+// as a kill would.
+var step = func(string) {}
+
+// discard deletes a tree by first renaming it into a new trash folder
+// (named by pattern, see os.MkdirTemp) beside it, so a kill halfway through
+// the deletion never leaves a half tree under a name that means something
+// (an entry, or an aside that settle would put back).
+func discard(path, pattern string) {
+	trash, err := os.MkdirTemp(filepath.Dir(path), pattern)
+	if err != nil {
+		return
+	}
+	if err := os.Rename(path, filepath.Join(trash, "x")); err != nil {
+		os.Remove(trash)
+		return
+	}
+	step("trashed")
+	os.RemoveAll(trash)
+}
+
+// settle puts an entry back in order after an interrupted install or
+// uninstall: when the entry is missing and a tree that a reinstall set
+// aside is there, that tree goes back (the reinstall never finished); then
+// the entry's other leftovers (half-built trees, asides no longer needed,
+// trash) are deleted. It also reads the older layout, which staged in
+// .staging/<kind>-<name>-<n> and set aside to .staging/<kind>-<name>-<n>.old.
+// The caller holds the entry's lock, so no live process owns these folders.
+func (s *Store) settle(k Kind, name string) {
+	if k != CUDA && k != Cudnn {
+		return
+	}
+	dir, legacy := s.kindDir(k), s.Dirs.Staging()
+	var stages, asides, trash []string
+	des, _ := os.ReadDir(dir)
 	for _, de := range des {
-		if strings.HasPrefix(de.Name(), stagePrefix(k, name)) {
-			os.RemoveAll(filepath.Join(s.Dirs.Staging(), de.Name()))
+		p := filepath.Join(dir, de.Name())
+		if n, ok := leftoverName(de.Name(), stagePrefix); ok && n == name {
+			stages = append(stages, p)
+		} else if n, ok := leftoverName(de.Name(), asidePrefix); ok && n == name {
+			asides = append(asides, p)
+		} else if n, ok := leftoverName(de.Name(), trashPrefix); ok && n == name {
+			trash = append(trash, p)
 		}
 	}
+	des, _ = os.ReadDir(legacy)
+	for _, de := range des {
+		lk, n, aside, ok := splitLegacyStageName(de.Name())
+		if !ok || lk != k || n != name {
+			continue
+		}
+		if aside {
+			asides = append(asides, filepath.Join(legacy, de.Name()))
+		} else {
+			stages = append(stages, filepath.Join(legacy, de.Name()))
+		}
+	}
+	final := filepath.Join(dir, name)
+	_, err := os.Lstat(final)
+	if errors.Is(err, fs.ErrNotExist) && len(asides) > 0 {
+		os.MkdirAll(dir, 0o755)
+		for i, a := range asides {
+			if os.Rename(a, final) == nil {
+				asides = append(asides[:i:i], asides[i+1:]...)
+				err = nil
+				break
+			}
+		}
+	}
+	// An aside is deleted only once the entry is in place: until then it
+	// may be the only copy of the installed version.
+	if err != nil {
+		asides = nil
+	}
+	for _, p := range append(stages, asides...) {
+		if filepath.Dir(p) == legacy {
+			discard(p, "trash-") // CleanStaging deletes these
+		} else {
+			discard(p, trashPrefix+name+"-")
+		}
+	}
+	for _, p := range trash {
+		os.RemoveAll(p)
+	}
+}
+
+// leftoverName reads "<prefix><name>-<n>" (see MkdirTemp) and returns name.
+func leftoverName(file, prefix string) (string, bool) {
+	rest, ok := strings.CutPrefix(file, prefix)
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndexByte(rest, '-')
+	if i <= 0 {
+		return "", false
+	}
+	return rest[:i], true
+}
+
+// splitLegacyStageName reads the older "<kind>-<name>-<n>[.old]".
+func splitLegacyStageName(n string) (k Kind, name string, aside, ok bool) {
+	kind, rest, ok := strings.Cut(n, "-")
+	if !ok || (kind != string(CUDA) && kind != string(Cudnn)) {
+		return "", "", false, false
+	}
+	rest, aside = strings.CutSuffix(rest, ".old")
+	i := strings.LastIndexByte(rest, '-')
+	if i <= 0 {
+		return "", "", false, false
+	}
+	return Kind(kind), rest[:i], aside, true
+}
+
+// checkUTF8 refuses paths (then the store's own) that are not valid
+// UTF-8, bytes escaped: entry paths go into receipts (JSON) and into the
+// shells' environment, neither of which carries such bytes intact.
+func (s *Store) checkUTF8(paths ...string) error {
+	for _, p := range paths {
+		if !utf8.ValidString(p) {
+			return fmt.Errorf("path %s is not valid UTF-8; move or rename it", strconv.Quote(p))
+		}
+	}
+	root := s.Dirs.Root
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	if !utf8.ValidString(root) {
+		return fmt.Errorf("store folder %s is not valid UTF-8; move or rename it, or set CUDAENV_ROOT to another folder", strconv.Quote(root))
+	}
+	return nil
 }
 
 func writeReceipt(dir string, r Receipt) error {
@@ -292,17 +440,16 @@ func writeReceipt(dir string, r Receipt) error {
 // Remove deletes an entry. A linked entry loses only its link; the toolkit
 // it points at is never touched.
 func (s *Store) Remove(e Entry) error {
-	if err := os.MkdirAll(s.Dirs.Staging(), 0o755); err != nil {
-		return err
-	}
-	// Rename first so a half-deleted tree is never seen as a version.
-	trash, err := os.MkdirTemp(s.Dirs.Staging(), "trash-")
+	// Rename first so a half-deleted tree is never seen as a version; the
+	// trash is beside the entry so the rename stays on its file system.
+	trash, err := os.MkdirTemp(filepath.Dir(e.Dir), trashPrefix+e.Name+"-")
 	if err != nil {
-		return err
+		return fmt.Errorf("uninstall %s: %w", e.Label(), err)
 	}
 	if err := os.Rename(e.Dir, filepath.Join(trash, "x")); err != nil {
 		os.Remove(trash)
 		return fmt.Errorf("uninstall %s: %w", e.Label(), err)
 	}
+	step("trashed")
 	return os.RemoveAll(trash)
 }

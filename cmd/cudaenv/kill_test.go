@@ -67,7 +67,7 @@ func TestAKilledInstallLeavesNoVersion(t *testing.T) {
 	// Wait until cudart's files are in the staging tree.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		matches, _ := filepath.Glob(filepath.Join(root, ".staging", "cuda-12.4.1-*", "include", "cuda_runtime.h"))
+		matches, _ := filepath.Glob(filepath.Join(root, "cuda", ".stage-12.4.1-*", "include", "cuda_runtime.h"))
 		if len(matches) > 0 {
 			break
 		}
@@ -93,7 +93,7 @@ func TestAKilledInstallLeavesNoVersion(t *testing.T) {
 	if err != nil || !strings.Contains(out, "installed CUDA 12.4.1") {
 		t.Fatalf("install after the kill: %v\n%s", err, out)
 	}
-	left, _ := filepath.Glob(filepath.Join(root, ".staging", "cuda-*"))
+	left, _ := filepath.Glob(filepath.Join(root, "cuda", ".*"))
 	if len(left) != 0 {
 		t.Errorf("stale staging left behind: %v", left)
 	}
