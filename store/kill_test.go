@@ -95,6 +95,13 @@ func TestAnInstallKilledAtAnyStepLeavesAWholeTree(t *testing.T) {
 				if !killAt(t, s, c.op, c.at) {
 					t.Fatalf("%s never reached %s", c.op, c.at)
 				}
+				// Before anyone cleans up, nothing half-built is listed.
+				list, _ := s.List(CUDA)
+				for _, e := range list {
+					if e.Name != "12.4.1" {
+						t.Errorf("listed %s", e.Dir)
+					}
+				}
 				if next == "Lock" {
 					unlock, err := s.Lock(CUDA, "12.4.1")
 					if err != nil {
@@ -106,7 +113,7 @@ func TestAnInstallKilledAtAnyStepLeavesAWholeTree(t *testing.T) {
 				}
 				wantWhole(t, s, c.want)
 				wantNoLeftovers(t, s)
-				if list, _ := s.List(CUDA); len(list) != map[bool]int{true: 1}[c.want != ""] {
+				if list, _ = s.List(CUDA); len(list) != map[bool]int{true: 1}[c.want != ""] {
 					t.Errorf("list = %+v", list)
 				}
 			})
@@ -124,6 +131,7 @@ func TestASecondLockSaysWhatItWaitsFor(t *testing.T) {
 	}{
 		{CUDA, "12.4.1", "waiting for another cudaenv to finish installing CUDA 12.4.1 (lock "},
 		{Cudnn, "9.5.1.17-cuda12", "waiting for another cudaenv to finish installing cuDNN 9.5.1.17-cuda12 (lock "},
+		{"shims", "rehash", "waiting for another cudaenv to finish updating its shims (lock "},
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			first := newStore(t)

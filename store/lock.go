@@ -23,7 +23,7 @@ func (s *Store) Lock(k Kind, name string) (func(), error) {
 	}
 	if !tryLockFile(f) {
 		if s.Wait != nil {
-			fmt.Fprintf(s.Wait, "waiting for another cudaenv to finish installing %s (lock %s)\n", lockLabel(k, name), path)
+			fmt.Fprintf(s.Wait, "waiting for another cudaenv to finish %s (lock %s)\n", lockWhat(k, name), path)
 		}
 		if err := lockFile(f); err != nil {
 			f.Close()
@@ -32,6 +32,14 @@ func (s *Store) Lock(k Kind, name string) (func(), error) {
 	}
 	s.settle(k, name)
 	return func() { unlockFile(f); f.Close() }, nil
+}
+
+// lockWhat says what the holder of a lock is doing.
+func lockWhat(k Kind, name string) string {
+	if k == CUDA || k == Cudnn {
+		return "installing " + lockLabel(k, name)
+	}
+	return "updating its " + string(k) // the shims' rehash lock
 }
 
 // lockLabel names an entry as the install command does: CUDA 12.4.1,

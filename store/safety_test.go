@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,5 +181,3 @@ func TestPathsThatAreNotUTF8AreRefusedWithTheBytesEscaped(t *testing.T) {
 		}
 	})
 }
-
-var _ = errors.New
