@@ -203,6 +203,7 @@ func commands(e *env) []*cli.Command {
 	cmds = append(cmds, doctorCommands(e)...)
 	cmds = append(cmds, shimCommands(e)...)
 	cmds = append(cmds, completionCommands(e)...)
+	cmds = append(cmds, moduleCommands(e)...)
 	addInitShims(e, cmds)
 	return cmds
 }

@@ -38,9 +38,17 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CUDAENV_CACHE_DIR", filepath.Join(base, "cache"))
 			env.Setenv("HOME", filepath.Join(base, "home"))
 			env.Setenv("SHARED", sharedDir())
+			env.Setenv("LMOD_INIT", lmodInit())
+			env.Setenv("MODULECMD_TCL", modulecmdTcl())
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "lmod":
+				return lmodInit() != "", nil
+			case "envmodules":
+				return modulecmdTcl() != "", nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: cmds(t),
@@ -70,6 +78,36 @@ func sharedDir() string {
 			return ""
 		}
 	}
+}
+
+// lmodInit is Lmod's bash init script, where Debian's lmod package puts it.
+func lmodInit() string {
+	return firstFile("/usr/share/lmod/lmod/init/bash")
+}
+
+// modulecmdTcl is Environment Modules' modulecmd.tcl: installed, or
+// unpacked by .ci/run into CUDAENV_TEST_ENVMODULES (Debian's lmod and
+// environment-modules packages conflict, so CI installs one, unpacks the
+// other).
+func modulecmdTcl() string {
+	var cands []string
+	if root := os.Getenv("CUDAENV_TEST_ENVMODULES"); root != "" {
+		cands = append(cands, filepath.Join(root, "usr/lib/x86_64-linux-gnu/modulecmd.tcl"), filepath.Join(root, "usr/lib/aarch64-linux-gnu/modulecmd.tcl"), filepath.Join(root, "usr/lib/modulecmd.tcl"))
+	}
+	cands = append(cands, "/usr/lib/x86_64-linux-gnu/modulecmd.tcl", "/usr/lib/aarch64-linux-gnu/modulecmd.tcl", "/usr/share/modules/libexec/modulecmd.tcl")
+	if _, err := exec.LookPath("tclsh"); err != nil {
+		return ""
+	}
+	return firstFile(cands...)
+}
+
+func firstFile(paths ...string) string {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
 }
 
 // fakecuda [-installed] DIR VERSION: a small toolkit tree: bin/nvcc printing
@@ -144,4 +182,3 @@ func cmdTouchNew(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-var _ = exec.Command
