@@ -181,4 +181,3 @@ func cmdTouchNew(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.Chtimes(ts.MkAbs(a), t, t))
 	}
 }
-

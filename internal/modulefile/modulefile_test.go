@@ -34,7 +34,9 @@ func TestQuotedValuesReadBackExactly(t *testing.T) {
 		quote  func(string) string
 		prog   func(q string) string
 	}{
-		{"tclsh", tclQuote, func(q string) string { return "fconfigure stdout -translation binary -encoding binary\nputs -nonewline " + q + "\n" }},
+		{"tclsh", tclQuote, func(q string) string {
+			return "fconfigure stdout -translation binary -encoding binary\nputs -nonewline " + q + "\n"
+		}},
 		{"lua", luaQuote, func(q string) string { return "io.write(" + q + ")\n" }},
 	} {
 		if _, err := exec.LookPath(tc.interp); err != nil {
