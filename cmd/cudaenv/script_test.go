@@ -101,7 +101,7 @@ func cmdFakeCUDA(ts *testscript.TestScript, neg bool, args []string) {
 		"include/crt/host_config.h":   "#if __GNUC__ > 13\n#error -- unsupported GNU version! gcc versions later than 13 are not supported!\n#endif\n",
 	}
 	if installed {
-		r, _ := json.Marshal(map[string]any{"kind": "cuda", "version": ver, "source": "test", "installed": time.Now().UTC()})
+		r, _ := json.Marshal(map[string]any{"kind": "cuda", "version": ver, "source": "test", "installed": "2026-01-02T03:04:05Z"})
 		files["receipt.json"] = string(r)
 	}
 	for name, body := range files {
@@ -122,7 +122,7 @@ func cmdFakeCudnn(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	dir := filepath.Join(ts.MkAbs(args[0]), "cudnn", args[1]+"-cuda"+args[2])
 	v := strings.Split(args[1], ".")
-	r, _ := json.Marshal(map[string]any{"kind": "cudnn", "version": args[1], "source": "test", "installed": time.Now().UTC()})
+	r, _ := json.Marshal(map[string]any{"kind": "cudnn", "version": args[1], "source": "test", "installed": "2026-01-02T03:04:05Z"})
 	files := map[string]string{
 		"include/cudnn_version.h": fmt.Sprintf("#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n", v[0], v[1], v[2]),
 		"lib/libcudnn.so." + v[0]: "fake\n",
