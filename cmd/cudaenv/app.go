@@ -105,12 +105,15 @@ func newApp(e *env) *cli.App {
 		OnUsageError:    usageError("cudaenv"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return fmt.Errorf("unknown command %q; see: cudaenv --help", c.Args().First())
+				return unknownCommand(c.App.Commands, "cudaenv", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
 		Commands: commands(e),
 	}
+	// With a command named help, urfave/cli adds no --help flag itself.
+	app.Commands = append(app.Commands, helpCommand())
+	app.Flags = append(app.Flags, cli.HelpFlag)
 	sort.Sort(cli.CommandsByName(app.Commands))
 	setUsageErrors(app.Commands, "cudaenv")
 	return app
@@ -124,13 +127,134 @@ func setUsageErrors(cmds []*cli.Command, parent string) {
 		if c.OnUsageError == nil {
 			c.OnUsageError = usageError(path)
 		}
+		// "cudaenv help COMMAND" is the one help command.
+		c.HideHelpCommand = true
 		setUsageErrors(c.Subcommands, path)
 	}
 }
 
 func usageError(path string) cli.OnUsageErrorFunc {
-	return func(_ *cli.Context, err error, _ bool) error {
-		return fmt.Errorf("%s; see: %s --help", lower(err.Error()), path)
+	return func(c *cli.Context, err error, _ bool) error {
+		msg := lower(err.Error())
+		// urfave/cli says "flag provided but not defined: -jbos".
+		if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+			name := strings.TrimLeft(bad, "-")
+			dash := "--"
+			if len(name) == 1 {
+				dash = "-"
+			}
+			msg = fmt.Sprintf("unknown flag %q", dash+name)
+			if near := nearest(name, flagNames(c)); near != "" {
+				return fmt.Errorf("%s; did you mean --%s? see: %s --help", msg, near, path)
+			}
+		}
+		return fmt.Errorf("%s; see: %s --help", msg, path)
+	}
+}
+
+// flagNames is every flag name the context's command (or the app) takes.
+func flagNames(c *cli.Context) []string {
+	flags := c.App.Flags
+	if c.Command != nil && c.Command.Name != "" {
+		flags = c.Command.Flags
+	}
+	var names []string
+	for _, f := range flags {
+		names = append(names, f.Names()...)
+	}
+	return names
+}
+
+// unknownCommand is the error for a command word nobody knows, with the
+// nearest known command as git and mise suggest it.
+func unknownCommand(cmds []*cli.Command, path, word string) error {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	if near := nearest(word, names); near != "" {
+		return fmt.Errorf("unknown command %q; did you mean %s? see: %s --help", word, near, path)
+	}
+	return fmt.Errorf("unknown command %q; see: %s --help", word, path)
+}
+
+// nearest is the candidate closest to word by edit distance (swaps count
+// once), if it is close enough to be a typo: at most a third of the word.
+func nearest(word string, candidates []string) string {
+	best, bestDist := "", len(word)/3+1
+	if bestDist > 3 {
+		bestDist = 3
+	}
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(word), c); d < bestDist || (d == bestDist && best == "" && d <= 2) {
+			if d == 0 {
+				return c
+			}
+			best, bestDist = c, d
+		}
+	}
+	if best != "" && bestDist > len(word)/2 {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the optimal-string-alignment distance: insertions,
+// deletions, substitutions and swaps of neighbours each cost one.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// helpCommand is "cudaenv help [COMMAND [SUBCOMMAND]]": the same text as
+// "cudaenv COMMAND SUBCOMMAND --help".
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Usage:     "show the commands, or one command's help",
+		ArgsUsage: "[COMMAND [SUBCOMMAND]]",
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			if len(args) == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			cmds, path := c.App.Commands, "cudaenv"
+			for _, a := range args {
+				var found *cli.Command
+				for _, k := range cmds {
+					if k.HasName(a) && !k.Hidden {
+						found = k
+					}
+				}
+				if found == nil {
+					return unknownCommand(cmds, path, a)
+				}
+				cmds, path = found.Subcommands, path+" "+found.Name
+			}
+			return c.App.Run(append(append([]string{"cudaenv"}, args...), "--help"))
+		},
 	}
 }
 func lower(s string) string {
@@ -203,6 +327,7 @@ func commands(e *env) []*cli.Command {
 	cmds = append(cmds, doctorCommands(e)...)
 	cmds = append(cmds, shimCommands(e)...)
 	cmds = append(cmds, completionCommands(e)...)
+	cmds = append(cmds, moduleCommands(e)...)
 	addInitShims(e, cmds)
 	return cmds
 }
@@ -263,4 +388,18 @@ func interspersed(app *cli.App, args []string) []string {
 	}
 	out := append(prefix, flags...)
 	return append(out, positional...)
+}
+
+// Flag help shows one default, and none where the zero value is no
+// default at all (urfave/cli prints "(default: false)", "(default: 0)").
+var plainFlagStringer = cli.FlagStringer
+
+func init() { cli.FlagStringer = flagWithoutZeroDefault }
+
+func flagWithoutZeroDefault(f cli.Flag) string {
+	s := plainFlagStringer(f)
+	for _, zero := range []string{" (default: false)", " (default: 0)", ` (default: "")`} {
+		s = strings.TrimSuffix(s, zero)
+	}
+	return s
 }

@@ -60,11 +60,23 @@ func envCommands(e *env) []*cli.Command {
 				if len(cmd) == 0 {
 					return errors.New("exec needs a command, e.g. cudaenv exec 12.4 -- nvcc --version")
 				}
-				changes, _, err := changesFor(e, specs)
+				changes, r, err := changesFor(e, specs)
 				if err != nil {
 					return err
 				}
-				return execWith(e, envdiff.Result(e.vars, changes), cmd)
+				vars := envdiff.Result(e.vars, changes)
+				// As pyenv exec does, the selection travels with the
+				// command: cudaenv current, doctor and a hook in a nested
+				// shell then agree with exec, wherever the command cds.
+				if r.Selection.System() {
+					vars[resolve.EnvVar] = "system"
+				} else if label := r.Label(); label != "" {
+					vars[resolve.EnvVar] = label
+				}
+				if err := execTarget(e, vars, r, cmd[0]); err != nil {
+					return err
+				}
+				return execWith(e, vars, cmd)
 			},
 		},
 	}
@@ -126,4 +138,22 @@ func printJSON(e *env, changes []envdiff.Change) error {
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(m)
+}
+
+// execTarget fails the way a shim does when the command is nowhere on
+// the new PATH: naming the installed versions that have it.
+func execTarget(e *env, vars envdiff.Env, r activate.Resolved, name string) error {
+	if strings.ContainsAny(name, `/\`) {
+		return nil
+	}
+	if _, err := lookPath(name, vars["PATH"], e.goos); err == nil {
+		return nil
+	}
+	msg := fmt.Sprintf("exec: %s: command not found", name)
+	if len(activate.Having(e.store(), name, e.goos)) > 0 {
+		if _, err := activate.Which(e.store(), r, name, e.goos); err != nil {
+			msg = "exec: " + err.Error()
+		}
+	}
+	return &exitError{code: 127, err: errors.New(msg)}
 }

@@ -134,10 +134,25 @@ func writeSelection(e *env, c *cli.Context, path, verb string) error {
 	if _, err := activate.Resolve(e.store(), resolve.Selection{Specs: specs}); err != nil {
 		fmt.Fprintf(e.stderr, "cudaenv: warning: %s\n", err)
 	}
-	if err := writeFileAtomic(path, []byte(joinSpecs(specs)+"\n")); err != nil {
+	// Comments in an existing file are the user's: only the specs change.
+	if err := writeFileAtomic(path, resolve.Rewrite(readPinForEdit(path), joinSpecs(specs))); err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
 	return nil
+}
+
+// readPinForEdit is the current text of a pin file that is a regular
+// file of sane size, else nothing (then it is simply replaced).
+func readPinForEdit(path string) []byte {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 64<<10 {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return data
 }
 
 func joinSpecs(specs []version.Spec) string {

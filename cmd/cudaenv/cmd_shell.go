@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -49,8 +50,13 @@ until the shell exits or "cudaenv use --unset" hands selection back to them.
 "cudaenv use system" steps aside in this shell.`,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
+				specs := strings.Join(c.Args().Slice(), " ")
+				if specs == "" || strings.HasPrefix(specs, "-") {
+					specs = "VERSION"
+				}
+				sh := callingShell(e)
 				return fmt.Errorf("use changes the current shell, so it needs the shell integration: add %s to %s and open a new shell; or run one command with: cudaenv exec %s -- COMMAND",
-					setupLine(e), setupFile(e), strings.Join(c.Args().Slice(), " "))
+					setupLine(sh), setupFile(sh), specs)
 			},
 		},
 		{
@@ -85,18 +91,32 @@ func userShell(e *env) string {
 	return "bash"
 }
 
-func setupLine(e *env) string {
-	switch userShell(e) {
+// callingShell is the shell cudaenv was started from: the parent
+// process where the system says (Linux's /proc), else $SHELL.
+func callingShell(e *env) string {
+	if e.goos == "linux" {
+		if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", os.Getppid())); err == nil {
+			switch name := strings.TrimPrefix(strings.TrimSpace(string(comm)), "-"); name {
+			case "bash", "zsh", "fish", "pwsh":
+				return name
+			}
+		}
+	}
+	return userShell(e)
+}
+
+func setupLine(sh string) string {
+	switch sh {
 	case "fish":
 		return "'cudaenv init fish | source'"
 	case "pwsh":
 		return "'cudaenv init pwsh | Out-String | Invoke-Expression'"
 	}
-	return `'eval "$(cudaenv init ` + userShell(e) + `)"'`
+	return `'eval "$(cudaenv init ` + sh + `)"'`
 }
 
-func setupFile(e *env) string {
-	switch userShell(e) {
+func setupFile(sh string) string {
+	switch sh {
 	case "zsh":
 		return "~/.zshrc"
 	case "fish":
@@ -131,7 +151,15 @@ func shellUse(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rest := args[1:]
+	var rest []string
+	quiet := false
+	for _, a := range args[1:] {
+		if a == "-q" || a == "--quiet" {
+			quiet = true
+		} else {
+			rest = append(rest, a)
+		}
+	}
 	if len(rest) == 0 {
 		return errors.New("use needs a version, e.g. cudaenv use 12.4 (or cudaenv use --unset to hand selection back to .cuda-version files)")
 	}
@@ -140,6 +168,7 @@ func shellUse(e *env, args []string) error {
 		vars[k] = v
 	}
 	var code strings.Builder
+	said := "this shell follows .cuda-version files again"
 	if len(rest) == 1 && rest[0] == "--unset" {
 		delete(vars, resolve.EnvVar)
 		code.WriteString(sh.Unset(resolve.EnvVar))
@@ -155,12 +184,33 @@ func shellUse(e *env, args []string) error {
 			return fmt.Errorf("use: %s", strings.TrimPrefix(err.Error(), resolve.EnvVar+": "))
 		}
 		// Refuse before changing anything if it cannot be activated.
-		if _, err := activate.Resolve(e.store(), resolve.Selection{Specs: specs}); err != nil {
+		r, err := activate.Resolve(e.store(), resolve.Selection{Specs: specs})
+		if err != nil {
 			return err
 		}
+		said = usingLine(r)
 		vars[resolve.EnvVar] = text
 		code.WriteString(sh.Set(resolve.EnvVar, text))
 	}
+	if !quiet {
+		// stderr: the shell function evaluates stdout.
+		fmt.Fprintln(e.stderr, said)
+	}
 	hookenv.Run(e.hookInput(sh, vars), code.String())
 	return nil
+}
+
+// usingLine says what "cudaenv use" selected, as nvm use does.
+func usingLine(r activate.Resolved) string {
+	if r.Selection.System() {
+		return "using the system CUDA in this shell (cudaenv steps aside)"
+	}
+	var what []string
+	if r.CUDA != nil {
+		what = append(what, "CUDA "+r.CUDA.Version.String())
+	}
+	if r.Cudnn != nil {
+		what = append(what, "cuDNN "+r.Cudnn.Version.String())
+	}
+	return "using " + strings.Join(what, " and ") + " in this shell"
 }

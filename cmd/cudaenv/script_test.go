@@ -38,9 +38,17 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CUDAENV_CACHE_DIR", filepath.Join(base, "cache"))
 			env.Setenv("HOME", filepath.Join(base, "home"))
 			env.Setenv("SHARED", sharedDir())
+			env.Setenv("LMOD_INIT", lmodInit())
+			env.Setenv("MODULECMD_TCL", modulecmdTcl())
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "lmod":
+				return lmodInit() != "", nil
+			case "envmodules":
+				return modulecmdTcl() != "", nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: cmds(t),
@@ -72,6 +80,36 @@ func sharedDir() string {
 	}
 }
 
+// lmodInit is Lmod's bash init script, where Debian's lmod package puts it.
+func lmodInit() string {
+	return firstFile("/usr/share/lmod/lmod/init/bash")
+}
+
+// modulecmdTcl is Environment Modules' modulecmd.tcl: installed, or
+// unpacked by .ci/run into CUDAENV_TEST_ENVMODULES (Debian's lmod and
+// environment-modules packages conflict, so CI installs one, unpacks the
+// other).
+func modulecmdTcl() string {
+	var cands []string
+	if root := os.Getenv("CUDAENV_TEST_ENVMODULES"); root != "" {
+		cands = append(cands, filepath.Join(root, "usr/lib/x86_64-linux-gnu/modulecmd.tcl"), filepath.Join(root, "usr/lib/aarch64-linux-gnu/modulecmd.tcl"), filepath.Join(root, "usr/lib/modulecmd.tcl"))
+	}
+	cands = append(cands, "/usr/lib/x86_64-linux-gnu/modulecmd.tcl", "/usr/lib/aarch64-linux-gnu/modulecmd.tcl", "/usr/share/modules/libexec/modulecmd.tcl")
+	if _, err := exec.LookPath("tclsh"); err != nil {
+		return ""
+	}
+	return firstFile(cands...)
+}
+
+func firstFile(paths ...string) string {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
 // fakecuda [-installed] DIR VERSION: a small toolkit tree: bin/nvcc printing
 // its version, version.json, lib64/libcudart.so.MAJOR. With -installed, DIR
 // is taken as a store root and the toolkit is written as an installed entry
@@ -101,7 +139,7 @@ func cmdFakeCUDA(ts *testscript.TestScript, neg bool, args []string) {
 		"include/crt/host_config.h":   "#if __GNUC__ > 13\n#error -- unsupported GNU version! gcc versions later than 13 are not supported!\n#endif\n",
 	}
 	if installed {
-		r, _ := json.Marshal(map[string]any{"kind": "cuda", "version": ver, "source": "test", "installed": time.Now().UTC()})
+		r, _ := json.Marshal(map[string]any{"kind": "cuda", "version": ver, "source": "test", "installed": "2026-01-02T03:04:05Z"})
 		files["receipt.json"] = string(r)
 	}
 	for name, body := range files {
@@ -122,7 +160,7 @@ func cmdFakeCudnn(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	dir := filepath.Join(ts.MkAbs(args[0]), "cudnn", args[1]+"-cuda"+args[2])
 	v := strings.Split(args[1], ".")
-	r, _ := json.Marshal(map[string]any{"kind": "cudnn", "version": args[1], "source": "test", "installed": time.Now().UTC()})
+	r, _ := json.Marshal(map[string]any{"kind": "cudnn", "version": args[1], "source": "test", "installed": "2026-01-02T03:04:05Z"})
 	files := map[string]string{
 		"include/cudnn_version.h": fmt.Sprintf("#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n", v[0], v[1], v[2]),
 		"lib/libcudnn.so." + v[0]: "fake\n",
@@ -143,5 +181,3 @@ func cmdTouchNew(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.Chtimes(ts.MkAbs(a), t, t))
 	}
 }
-
-var _ = exec.Command

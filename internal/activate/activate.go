@@ -270,15 +270,7 @@ func Which(st *store.Store, r Resolved, name, goos string) (string, error) {
 			return p, nil
 		}
 	}
-	var where []string
-	list, _ := st.List(store.CUDA)
-	for _, e := range list {
-		if e.Err == nil {
-			if _, ok := findIn(e.Path, name, goos); ok {
-				where = append(where, e.Version.String())
-			}
-		}
-	}
+	where := Having(st, name, goos)
 	msg := fmt.Sprintf("%s: not in CUDA %s", name, r.Label())
 	if r.CUDA == nil {
 		msg = fmt.Sprintf("%s: no CUDA toolkit is selected (only %s)", name, r.Label())
@@ -290,6 +282,20 @@ func Which(st *store.Store, r Resolved, name, goos string) (string, error) {
 		msg += "; it is in " + strings.Join(where, ", ")
 	}
 	return "", errors.New(msg)
+}
+
+// Having lists the installed CUDA versions whose bin has the command.
+func Having(st *store.Store, name, goos string) []string {
+	var where []string
+	list, _ := st.List(store.CUDA)
+	for _, e := range list {
+		if e.Err == nil {
+			if _, ok := findIn(e.Path, name, goos); ok {
+				where = append(where, e.Version.String())
+			}
+		}
+	}
+	return where
 }
 
 func findIn(root, name, goos string) (string, bool) {
