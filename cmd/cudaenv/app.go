@@ -38,7 +38,13 @@ type env struct {
 
 func (e *env) lookup(k string) (string, bool) { v, ok := e.vars[k]; return v, ok }
 
-func (e *env) store() *store.Store { return store.New(e.dirs) }
+// store is the user's store; a lock another cudaenv holds is announced
+// on stderr while this one waits.
+func (e *env) store() *store.Store {
+	st := store.New(e.dirs)
+	st.Wait = e.stderr
+	return st
+}
 
 // exitError carries an exit code other than 1, optionally with no message
 // (the command already said what it had to).
