@@ -17,6 +17,7 @@ import (
 func init() { afterStoreChange = rehashAfterStoreChange }
 
 func shimCommands(e *env) []*cli.Command {
+	bash, _ := shell.Get("bash")
 	return []*cli.Command{
 		{
 			Name:  "rehash",
@@ -24,7 +25,7 @@ func shimCommands(e *env) []*cli.Command {
 			Description: `Shims let programs that never run the shell hook (IDEs, make, CMake,
 cron, ssh) use the version selected for their directory. Put the shims
 folder first on PATH, e.g. in ~/.profile:
-    export PATH="` + e.dirs.Shims() + `:$PATH"
+    export PATH=` + bash.Quote(e.dirs.Shims()) + `":$PATH"
 or use: eval "$(cudaenv init --shims bash)"
 
 Every command NVIDIA ships in a toolkit (nvcc, ptxas, nsys, …) gets a
