@@ -65,10 +65,11 @@ func (e *LoopError) Unwrap() error { return e.Err }
 // The shim steps aside, as if it were not there, and runs the next command
 // of its name on PATH outside the shims folder, with cudaenv's changes
 // taken back, when the selection is system, when nothing is selected, and
-// when the selected toolkit lacks a command that is not NVIDIA's (Known):
-// a shim of a name the user also has elsewhere must never take it away.
-// A known command the selection lacks stays an error, since another
-// version of it would run silently.
+// for a command that is not NVIDIA's (Known) whenever the user's PATH has
+// one outside the store: a name the user has must never be taken away,
+// even if PATH gained it after the rehash that made its shim. A known
+// command the selection lacks stays an error, since another version of it
+// would run silently.
 //
 // A target that is a shim, or this binary, is refused with a LoopError.
 //
@@ -83,14 +84,19 @@ func Resolve(c Call) (Target, error) {
 		return Target{}, err
 	}
 	shim := &shimFiles{dir: d.Shims(), name: c.Name, goos: c.GOOS}
+	if !Known(c.Name, c.GOOS) {
+		if t, ok := stepAside(c, env, shim, outsideStore(d, c.GOOS)); ok {
+			return t, nil
+		}
+	}
 	if sel.Source.Kind == resolve.None {
-		if t, ok := stepAside(c, env, shim); ok {
+		if t, ok := stepAside(c, env, shim, nil); ok {
 			return t, nil
 		}
 		return Target{}, ErrNothingSelected
 	}
 	if sel.System() {
-		if t, ok := stepAside(c, env, shim); ok {
+		if t, ok := stepAside(c, env, shim, nil); ok {
 			return t, nil
 		}
 		return Target{}, &NotFoundError{Err: errors.New(c.Name + ": cudaenv steps aside here (system, set by " +
@@ -103,11 +109,6 @@ func Resolve(c Call) (Target, error) {
 	}
 	path, err := activate.Which(st, r, c.Name, c.GOOS)
 	if err != nil {
-		if !Known(c.Name, c.GOOS) {
-			if t, ok := stepAside(c, env, shim); ok {
-				return t, nil
-			}
-		}
 		return Target{}, &NotFoundError{Err: err}
 	}
 	if fi, err := os.Stat(path); err == nil && shim.is(fi) {
@@ -128,18 +129,31 @@ func Resolve(c Call) (Target, error) {
 
 // stepAside is the call run as if the shim were not there: the next
 // command of the name on PATH outside the shims folder (never a shim, under
-// any name), in the environment without cudaenv's changes. ok is false when
-// PATH has none.
-func stepAside(c Call, env envdiff.Env, shim *shimFiles) (Target, bool) {
-	if _, hooked := env[envdiff.StateVar]; hooked {
-		env = envdiff.Result(env, activate.Changes(env, envdiff.Want{}, c.GOOS))
-	}
+// any name; only in folders dirOK accepts, when given), in the environment
+// without cudaenv's changes. ok is false when PATH has none. env is not
+// changed.
+func stepAside(c Call, env envdiff.Env, shim *shimFiles, dirOK func(string) bool) (Target, bool) {
+	env = envdiff.Result(env, activate.Changes(env, envdiff.Want{}, c.GOOS))
 	env["PATH"] = withoutDir(env["PATH"], shim.dir, c.GOOS)
-	path := findOnPath(c.Name, env["PATH"], c.GOOS, nil, shim.is)
+	path := findOnPath(c.Name, env["PATH"], c.GOOS, dirOK, shim.is)
 	if path == "" {
 		return Target{}, false
 	}
 	return target(path, c.Args, env), true
+}
+
+// outsideStore accepts the PATH folders that are the user's: absolute,
+// and neither in the store (its toolkits, the shims) nor the shims folder.
+// Rehash judges shadowing with the same rule.
+func outsideStore(d dirs.Dirs, goos string) func(string) bool {
+	root, shims := filepath.Clean(d.Root), filepath.Clean(d.Shims())
+	return func(dir string) bool {
+		if !filepath.IsAbs(dir) {
+			return false
+		}
+		dir = filepath.Clean(dir)
+		return !within(dir, root, goos) && !within(dir, shims, goos)
+	}
 }
 
 func target(path string, argv []string, env envdiff.Env) Target {

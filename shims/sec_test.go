@@ -158,15 +158,18 @@ func TestResolveStepsAsideToPATH(t *testing.T) {
 	st := fakeStore(t, map[string]string{
 		"cuda/12.4.1/receipt.json": receipt,
 		"cuda/12.4.1/bin/nvcc":     "",
+		"cuda/12.4.1/bin/mine":     "",
+		"cuda/12.4.1/bin/cuonly2":  "",
 		"cuda/11.8.0/receipt.json": receipt,
 		"cuda/11.8.0/bin/cuonly":   "",
+		"cuda/11.8.0/bin/cuonly2":  "",
 		"cuda/11.8.0/bin/ptxas":    "",
 		"proj/.cuda-version":       "12.4\n",
 		"none/keep":                "",
 	})
 	root := st.Dirs.Root
 	sys := filepath.Join(t.TempDir(), "sys bin")
-	writeExecs(t, sys, "nvcc", "cuonly", "ptxas")
+	writeExecs(t, sys, "nvcc", "cuonly", "ptxas", "mine")
 	// The shims folder, and another folder whose nvcc is the shim binary,
 	// are never stepped into.
 	self, _ := os.Executable()
@@ -174,7 +177,7 @@ func TestResolveStepsAsideToPATH(t *testing.T) {
 	os.MkdirAll(other, 0o755)
 	os.Symlink(self, filepath.Join(other, "nvcc"))
 	writeExecs(t, st.Dirs.Shims(), "nvcc")
-	path := "PATH=" + st.Dirs.Shims() + ":" + other + ":" + sys
+	path := "PATH=" + st.Dirs.Shims() + ":" + other + ":" + filepath.Join(root, "cuda", "11.8.0", "bin") + ":" + sys
 
 	tests := []struct {
 		desc, name, dir string
@@ -185,6 +188,8 @@ func TestResolveStepsAsideToPATH(t *testing.T) {
 		{"a selection runs its own nvcc", "nvcc", "proj", filepath.Join(root, "cuda", "12.4.1", "bin", "nvcc")},
 		{"a selection without a name that is not NVIDIA's steps aside", "cuonly", "proj", filepath.Join(sys, "cuonly")},
 		{"a selection without a known command is an error", "ptxas", "proj", ""},
+		{"a name that is not NVIDIA's stays the user's even where the selection has it", "mine", "proj", filepath.Join(sys, "mine")},
+		{"a name that is not NVIDIA's, on PATH only in the store, runs the selection's", "cuonly2", "proj", filepath.Join(root, "cuda", "12.4.1", "bin", "cuonly2")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -1,8 +1,17 @@
 // Package shims makes toolkit commands (nvcc, ptxas, nsys, …) pick the CUDA
 // version of the directory they run in, for programs that never run a shell
 // hook: IDEs, make, CMake, cron, ssh. It keeps one shim per toolkit
-// executable in the shims folder (Rehash) and turns a call of a shim into
+// command in the shims folder (Rehash) and turns a call of a shim into
 // the real executable and the environment to run it in (Resolve).
+//
+// A toolkit's bin may hold anything: a linked conda env has python3, a
+// tree whose bin is /usr/bin has ls and sudo, an archive can ship its own.
+// So only NVIDIA's own commands (Known, from commands.txt) always get a
+// shim; any other name gets one only when the user's PATH has no command
+// of that name, so a shim never shadows a program the user already runs,
+// and at run time such a shim steps aside to the user's command whenever
+// PATH has one. Any shim with nothing selected steps aside to the next
+// command of its name on PATH, as asdf's and mise's do.
 //
 // A shim is the cudaenv binary under another name: a symlink on Unix, a hard
 // link or a copy named NAME.exe on Windows, where symlinks need privileges.
@@ -152,10 +161,7 @@ type Report struct {
 // (its toolkits and the shims folder). Relative PATH entries are not
 // looked in: they name a different folder in every directory.
 func Wanted(names []string, st *store.Store, userPath, goos string) (shim, skip []string) {
-	outside := func(dir string) bool {
-		return filepath.IsAbs(dir) && !within(filepath.Clean(dir), filepath.Clean(st.Dirs.Root), goos) &&
-			!within(filepath.Clean(dir), filepath.Clean(st.Dirs.Shims()), goos)
-	}
+	outside := outsideStore(st.Dirs, goos)
 	for _, n := range names {
 		if Known(n, goos) || findOnPath(n, userPath, goos, outside, nil) == "" {
 			shim = append(shim, n)
