@@ -58,13 +58,14 @@ func DetectCUDA(dir string) (version.Version, error) {
 	// A child that nvcc leaves behind keeps stdout open; without this,
 	// Output waits for it however long it lives.
 	cmd.WaitDelay = time.Second
-	out, err := cmd.Output()
+	out, _ := cmd.Output()
+	// "Cuda compilation tools, release 12.4, V12.4.131"; what nvcc said
+	// counts even if it then lingered.
+	if m := regexp.MustCompile(`release \d+\.\d+, V(\d+\.\d+\.\d+)`).FindSubmatch(out); m != nil {
+		return parseToolkitVersion(string(m[1]))
+	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s --version did not finish within %s; if %s is a CUDA toolkit, give it a version.json", nvcc, nvccTimeout, dir)
-	}
-	// "Cuda compilation tools, release 12.4, V12.4.131"
-	if m := regexp.MustCompile(`release \d+\.\d+, V(\d+\.\d+\.\d+)`).FindSubmatch(out); (err == nil || errors.Is(err, exec.ErrWaitDelay)) && m != nil {
-		return parseToolkitVersion(string(m[1]))
 	}
 	return nil, fmt.Errorf("%s does not look like a CUDA toolkit (no version.json, version.txt or include/cuda.h, and %s --version does not name a release)", dir, nvcc)
 }

@@ -91,4 +91,13 @@ func TestLinkOfAHangingNvccReturnsWithinTheTimeout(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--version did not finish within 300ms; if ") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("err = %v", err)
 	}
+
+	// One that answers, then leaves a child holding stdout, is read.
+	dir = filepath.Join(t.TempDir(), "tree")
+	writeTree(t, dir, map[string]string{"bin/nvcc": "#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\nsleep 20 &\n"})
+	start = time.Now()
+	e, err := newStore(t).Link(dir, 0)
+	if took := time.Since(start); took > 5*time.Second || err != nil || e.Name != "12.4.131" {
+		t.Errorf("link took %s: %+v, %v", took, e, err)
+	}
 }
