@@ -345,7 +345,11 @@ func installedCandidates(e *env, withCudnn bool) []candidate {
 
 // toolCandidates are the toolkit commands, as the shims know them.
 func toolCandidates(e *env) []candidate {
-	names, _ := shims.Names(e.store(), e.goos)
+	// The toolkit commands, as the shims see them: not python3 or ls
+	// from a linked conda env.
+	st := e.store()
+	all, _ := shims.Names(st, e.goos)
+	names, _ := shims.Wanted(all, st, shims.UserPath(e.vars, e.goos), e.goos)
 	out := make([]candidate, len(names))
 	for i, n := range names {
 		out[i] = candidate{n, ""}
