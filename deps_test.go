@@ -20,13 +20,14 @@ var allowed = map[string][]string{
 
 	// Leaves: pure logic and data, no cudaenv imports (compat's test
 	// reads its own generator).
-	"internal/version": {},
-	"internal/dirs":    {},
-	"internal/envdiff": {},
-	"internal/config":  {},
-	"shell":            {},
-	"completions":      {},
-	"compat":           {"compat/internal/gen"}, // its test checks the generated tables
+	"internal/version":    {},
+	"internal/dirs":       {},
+	"internal/envdiff":    {},
+	"internal/config":     {},
+	"internal/atomicfile": {},
+	"shell":               {},
+	"completions":         {},
+	"compat":              {"compat/internal/gen"}, // its test checks the generated tables
 
 	"internal/resolve":  {"internal/version"},
 	"store":             {"internal/dirs", "internal/version"},
@@ -34,7 +35,7 @@ var allowed = map[string][]string{
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 
-	"fetch":                                  {"fetch/fetchtest", "internal/version"}, // its tests use the mirror
+	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/version"}, // its tests use the mirror
 	"fetch/fetchtest":                        {"fetch"},
 	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/version"},
 	"fetch/pypi/pypitest":                    {"fetch/pypi", "fetch/pypi/internal/catalog"},
