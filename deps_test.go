@@ -42,6 +42,9 @@ var allowed = map[string][]string{
 	"fetch/pypi/internal/catalog":            {},
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},
 
+	// The one place fetch and store meet: planning and carrying out installs.
+	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/dirs", "internal/resolve", "internal/version", "store"},
+
 	"internal/detect": {"compat", "internal/version"},
 	"internal/doctor": {"compat", "internal/detect", "internal/version"},
 
@@ -83,6 +86,27 @@ func TestImportsFollowThePolicy(t *testing.T) {
 		sort.Strings(bad)
 		for _, dep := range bad {
 			t.Errorf("%s imports %s, which the policy does not allow", pkg, dep)
+		}
+	}
+}
+
+// cmdReachesOnlyThrough are packages whose work cmd/cudaenv's code (its
+// tests aside: they start the local mirrors) asks of another package: cmd
+// parses flags, calls one package function per command and renders.
+var cmdReachesOnlyThrough = map[string]string{
+	"fetch":      "internal/install",
+	"fetch/pypi": "internal/install",
+}
+
+func TestCmdIsWiring(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./cmd/cudaenv").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		dep := strings.TrimPrefix(imp, module+"/")
+		if via, ok := cmdReachesOnlyThrough[dep]; ok {
+			t.Errorf("cmd/cudaenv imports %s; go through %s instead", dep, via)
 		}
 	}
 }

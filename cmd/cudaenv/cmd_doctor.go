@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/cudaenv/cudaenv/compat"
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/detect"
 	"github.com/cudaenv/cudaenv/internal/doctor"
@@ -219,36 +217,4 @@ func compatMatrix(e *env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", row.Torch, row.Variant.Name, row.Variant.CUDA, row.Variant.Cudnn, row.Variant.Role, row.Verdict())
 	}
 	return tw.Flush()
-}
-
-// torchTargets picks the CUDA and cuDNN specs `install --for torch==X`
-// installs: the newest CUDA build of that release this machine's driver
-// runs (any, without a driver), and the cuDNN the wheels bundle.
-func torchTargets(e *env, arg string) (cuda, cudnn string, err error) {
-	name, ver, ok := strings.Cut(arg, "==")
-	if name != "torch" || !ok {
-		return "", "", fmt.Errorf("install --for: use torch==VERSION, e.g. --for torch==2.5.1 (got %q)", arg)
-	}
-	rel, found := compat.Torch(ver)
-	if !found {
-		return "", "", fmt.Errorf("install --for: torch %s is not in cudaenv's tables; see: cudaenv compat", ver)
-	}
-	d := e.host(true).Driver(context.Background())
-	vs := append([]compat.TorchVariant(nil), rel.Variants...)
-	sort.SliceStable(vs, func(i, j int) bool { return compat.CompareVersions(vs[i].CUDA, vs[j].CUDA) > 0 })
-	var pick *compat.TorchVariant
-	for i := range vs {
-		if vs[i].CUDA == "" {
-			continue
-		}
-		if d.Found() && compat.CheckDriver(vs[i].CUDA, d.Version, e.goos).Status == compat.DriverTooOld {
-			continue
-		}
-		pick = &vs[i]
-		break
-	}
-	if pick == nil {
-		return "", "", fmt.Errorf("install --for: driver %s runs none of torch %s's CUDA builds; update the driver (see: cudaenv compat torch==%s)", d.Version, rel.Version, rel.Version)
-	}
-	return pick.CUDA, pick.Cudnn, nil
 }
