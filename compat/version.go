@@ -10,6 +10,7 @@ import (
 // It serves CUDA, cuDNN, PyTorch and driver versions ("550.54.15") alike.
 // Anything after the leading digits of a part ("0a0", "1+cu124") is ignored.
 // It returns -1, 0 or +1.
+// Driver tables: rows, drivers and torch builds differ in precision and suffixes.
 func CompareVersions(a, b string) int {
 	as, bs := versionParts(a), versionParts(b)
 	for i := 0; i < len(as) || i < len(bs); i++ {

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cudaenv/cudaenv/internal/atomicfile"
 )
 
 // DefaultBase is NVIDIA's server; a mirror replaces it.
@@ -392,7 +394,7 @@ func (c *Client) Releases(ctx context.Context, p Product, refresh bool) ([]strin
 	}
 	if c.CacheDir != "" {
 		data, _ := json.MarshalIndent(indexCache{Base: c.base(), Fetched: c.now().UTC(), Releases: vs}, "", "  ")
-		if err := writeFileAtomic(c.indexPath(p), data); err != nil {
+		if err := atomicfile.Write(c.indexPath(p), data, 0o600); err != nil {
 			return nil, fmt.Errorf("cache %s release index: %w", p, err)
 		}
 	}
@@ -459,7 +461,7 @@ func (c *Client) Manifest(ctx context.Context, p Product, version string) (*Mani
 	}
 	if !fromCache && c.CacheDir != "" {
 		cp := c.manifestPath(p, version)
-		if err := writeFileAtomic(cp, data); err != nil {
+		if err := atomicfile.Write(cp, data, 0o600); err != nil {
 			return nil, fmt.Errorf("cache %s %s manifest: %w", p, version, err)
 		}
 		now := c.now()
@@ -467,27 +469,4 @@ func (c *Client) Manifest(ctx context.Context, p Product, version string) (*Mani
 	}
 	m.setURLs(c.ProductURL(p))
 	return m, nil
-}
-
-// writeFileAtomic writes data to a temporary file next to name and renames
-// it into place.
-func writeFileAtomic(name string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), name); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }

@@ -15,6 +15,7 @@ var versionRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
 // field ("12.10" > "12.9"); a missing field counts as 0 only when the other
 // side has more fields, so "12.4" < "12.4.0". Non-numeric fields compare as
 // strings.
+// Release listing: any label a server lists, unlike version.Parse's four parts.
 func compareVersions(a, b string) int {
 	as, bs := strings.Split(a, "."), strings.Split(b, ".")
 	for i := 0; i < len(as) && i < len(bs); i++ {

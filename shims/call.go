@@ -45,6 +45,15 @@ type NotFoundError struct {
 func (e *NotFoundError) Error() string { return e.Err.Error() }
 func (e *NotFoundError) Unwrap() error { return e.Err }
 
+// LoopError is a target that would start the shim again: the selected
+// toolkit's command is a shim, or the shim binary itself.
+type LoopError struct {
+	Err error
+}
+
+func (e *LoopError) Error() string { return e.Err.Error() }
+func (e *LoopError) Unwrap() error { return e.Err }
+
 // Resolve finds the executable a shim call stands for and the environment
 // to run it in, with the same precedence as the shell hook: CUDAENV_VERSION,
 // the nearest .cuda-version or .tool-versions, the global default. The
@@ -52,6 +61,17 @@ func (e *NotFoundError) Unwrap() error { return e.Err }
 // the selection's applied, and without the shims folder on PATH, so that
 // nothing the child runs comes back through a shim. The real executable is
 // looked up in the selected toolkit, never through PATH.
+//
+// The shim steps aside, as if it were not there, and runs the next command
+// of its name on PATH outside the shims folder, with cudaenv's changes
+// taken back, when the selection is system, when nothing is selected, and
+// for a command that is not NVIDIA's (Known) whenever the user's PATH has
+// one outside the store: a name the user has must never be taken away,
+// even if PATH gained it after the rehash that made its shim. A known
+// command the selection lacks stays an error, since another version of it
+// would run silently.
+//
+// A target that is a shim, or this binary, is refused with a LoopError.
 //
 // This runs on every shim call: it reads a handful of small files and
 // builds no CLI.
@@ -63,46 +83,115 @@ func Resolve(c Call) (Target, error) {
 	if err != nil {
 		return Target{}, err
 	}
+	shim := &shimFiles{dir: d.Shims(), name: c.Name, goos: c.GOOS}
+	if !Known(c.Name, c.GOOS) {
+		if t, ok := stepAside(c, env, shim, outsideStore(d, c.GOOS)); ok {
+			return t, nil
+		}
+	}
 	if sel.Source.Kind == resolve.None {
+		if t, ok := stepAside(c, env, shim, nil); ok {
+			return t, nil
+		}
 		return Target{}, ErrNothingSelected
 	}
-	st := store.New(d)
-	var path string
-	var want envdiff.Want
 	if sel.System() {
-		// cudaenv steps aside: run the command PATH has outside the shims.
+		if t, ok := stepAside(c, env, shim, nil); ok {
+			return t, nil
+		}
+		return Target{}, &NotFoundError{Err: errors.New(c.Name + ": cudaenv steps aside here (system, set by " +
+			sel.Source.String() + ") and there is no " + c.Name + " on PATH outside " + d.Shims())}
+	}
+	st := store.New(d)
+	r, err := activate.ResolveFast(st, sel)
+	if err != nil {
+		return Target{}, err
+	}
+	path, err := activate.Which(st, r, c.Name, c.GOOS)
+	if err != nil {
+		return Target{}, &NotFoundError{Err: err}
+	}
+	if fi, err := os.Stat(path); err == nil && shim.is(fi) {
+		return Target{}, &LoopError{Err: errors.New(c.Name + ": " + path + " (in CUDA " + r.Label() + ", selected by " +
+			sel.Source.String() + ") is a cudaenv shim, not the real command, and would start this shim again; reinstall or relink that toolkit")}
+	}
+	want := activate.Want(r, c.GOOS)
+	if _, hooked := env[envdiff.StateVar]; hooked {
+		// A prompt hook (or cudaenv exec) activated something: take
+		// that back first, as the hook would.
 		env = envdiff.Result(env, activate.Changes(env, want, c.GOOS))
-		env["PATH"] = withoutDir(env["PATH"], d.Shims(), c.GOOS)
-		path = lookPath(c.Name, env["PATH"], c.GOOS)
-		if path == "" {
-			return Target{}, &NotFoundError{Err: errors.New(c.Name + ": cudaenv steps aside here (system, set by " +
-				sel.Source.String() + ") and there is no " + c.Name + " on PATH outside " + d.Shims())}
-		}
 	} else {
-		r, err := activate.ResolveFast(st, sel)
-		if err != nil {
-			return Target{}, err
-		}
-		path, err = activate.Which(st, r, c.Name, c.GOOS)
-		if err != nil {
-			return Target{}, &NotFoundError{Err: err}
-		}
-		want = activate.Want(r, c.GOOS)
-		if _, hooked := env[envdiff.StateVar]; hooked {
-			// A prompt hook (or cudaenv exec) activated something: take
-			// that back first, as the hook would.
-			env = envdiff.Result(env, activate.Changes(env, want, c.GOOS))
-		} else {
-			applyFresh(env, want, activate.ListSep(c.GOOS))
-		}
-		env["PATH"] = withoutDir(env["PATH"], d.Shims(), c.GOOS)
+		applyFresh(env, want, activate.ListSep(c.GOOS))
 	}
-	args := make([]string, 0, len(c.Args))
+	env["PATH"] = withoutDir(env["PATH"], d.Shims(), c.GOOS)
+	return target(path, c.Args, env), nil
+}
+
+// stepAside is the call run as if the shim were not there: the next
+// command of the name on PATH outside the shims folder (never a shim, under
+// any name; only in folders dirOK accepts, when given), in the environment
+// without cudaenv's changes. ok is false when PATH has none. env is not
+// changed.
+func stepAside(c Call, env envdiff.Env, shim *shimFiles, dirOK func(string) bool) (Target, bool) {
+	env = envdiff.Result(env, activate.Changes(env, envdiff.Want{}, c.GOOS))
+	env["PATH"] = withoutDir(env["PATH"], shim.dir, c.GOOS)
+	path := findOnPath(c.Name, env["PATH"], c.GOOS, dirOK, shim.is)
+	if path == "" {
+		return Target{}, false
+	}
+	return target(path, c.Args, env), true
+}
+
+// outsideStore accepts the PATH folders that are the user's: absolute,
+// and neither in the store (its toolkits, the shims) nor the shims folder.
+// Rehash judges shadowing with the same rule.
+func outsideStore(d dirs.Dirs, goos string) func(string) bool {
+	root, shims := filepath.Clean(d.Root), filepath.Clean(d.Shims())
+	return func(dir string) bool {
+		if !filepath.IsAbs(dir) {
+			return false
+		}
+		dir = filepath.Clean(dir)
+		return !within(dir, root, goos) && !within(dir, shims, goos)
+	}
+}
+
+func target(path string, argv []string, env envdiff.Env) Target {
+	args := make([]string, 0, len(argv)+1)
 	args = append(args, path)
-	if len(c.Args) > 1 {
-		args = append(args, c.Args[1:]...)
+	if len(argv) > 1 {
+		args = append(args, argv[1:]...)
 	}
-	return Target{Path: path, Args: args, Env: environ(env)}, nil
+	return Target{Path: path, Args: args, Env: environ(env)}
+}
+
+// shimFiles tells a shim from a real command: the files this binary and
+// the shims folder's entry for the name resolve to (a symlink is
+// followed, a hard link is the same file). They are read on first use.
+type shimFiles struct {
+	dir, name, goos string
+	loaded          bool
+	files           []os.FileInfo
+}
+
+func (s *shimFiles) is(fi os.FileInfo) bool {
+	if !s.loaded {
+		s.loaded = true
+		if exe, err := os.Executable(); err == nil {
+			if fi, err := os.Stat(exe); err == nil {
+				s.files = append(s.files, fi)
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(s.dir, fileName(s.name, s.goos))); err == nil {
+			s.files = append(s.files, fi)
+		}
+	}
+	for _, f := range s.files {
+		if os.SameFile(fi, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseEnviron reads KEY=VALUE pairs. Windows names are case-insensitive
@@ -160,12 +249,13 @@ func samePath(a, b, goos string) bool {
 	return a == b
 }
 
-// lookPath finds name on PATH, skipping anything that is this very binary
-// under another name (a shims folder listed under another spelling).
-func lookPath(name, path, goos string) string {
-	var self os.FileInfo
+// findOnPath finds an executable called name on a PATH value: in the
+// entries for which dirOK holds (all when nil), and not a file for which
+// skip holds. On Windows a name without an extension is tried with each of
+// .exe, .bat and .cmd.
+func findOnPath(name, path, goos string, dirOK func(string) bool, skip func(os.FileInfo) bool) string {
 	for _, dir := range strings.Split(path, activate.ListSep(goos)) {
-		if dir == "" {
+		if dir == "" || (dirOK != nil && !dirOK(dir)) {
 			continue
 		}
 		cands := []string{filepath.Join(dir, name)}
@@ -180,12 +270,7 @@ func lookPath(name, path, goos string) string {
 			if err != nil || fi.IsDir() || (goos != "windows" && fi.Mode()&0o111 == 0) {
 				continue
 			}
-			if self == nil {
-				if exe, err := os.Executable(); err == nil {
-					self, _ = os.Stat(exe)
-				}
-			}
-			if self != nil && os.SameFile(fi, self) {
+			if skip != nil && skip(fi) {
 				continue
 			}
 			return p

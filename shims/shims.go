@@ -1,8 +1,17 @@
 // Package shims makes toolkit commands (nvcc, ptxas, nsys, …) pick the CUDA
 // version of the directory they run in, for programs that never run a shell
 // hook: IDEs, make, CMake, cron, ssh. It keeps one shim per toolkit
-// executable in the shims folder (Rehash) and turns a call of a shim into
+// command in the shims folder (Rehash) and turns a call of a shim into
 // the real executable and the environment to run it in (Resolve).
+//
+// A toolkit's bin may hold anything: a linked conda env has python3, a
+// tree whose bin is /usr/bin has ls and sudo, an archive can ship its own.
+// So only NVIDIA's own commands (Known, from commands.txt) always get a
+// shim; any other name gets one only when the user's PATH has no command
+// of that name, so a shim never shadows a program the user already runs,
+// and at run time such a shim steps aside to the user's command whenever
+// PATH has one. Any shim with nothing selected steps aside to the next
+// command of its name on PATH, as asdf's and mise's do.
 //
 // A shim is the cudaenv binary under another name: a symlink on Unix, a hard
 // link or a copy named NAME.exe on Windows, where symlinks need privileges.
@@ -21,12 +30,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/envdiff"
 	"github.com/cudaenv/cudaenv/store"
 )
 
-// Names lists the commands that get a shim: every executable in the bin
-// folder (and bin\x64 on Windows) of any installed or linked CUDA toolkit
-// or cuDNN build, sorted, without duplicates. On Windows a name has no
+// Names lists the commands that may get a shim (Wanted picks those that
+// do): every executable in the bin folder (and bin\x64 on Windows) of any
+// installed or linked CUDA toolkit or cuDNN build, sorted, without
+// duplicates. On Windows a name has no
 // extension (nvcc for nvcc.exe). Broken entries are skipped.
 func Names(st *store.Store, goos string) ([]string, error) {
 	seen := map[string]bool{}
@@ -140,14 +152,54 @@ type Report struct {
 	Added   []string // new or repaired shims
 	Removed []string // shims of commands no toolkit has any more
 	Kept    int      // shims already up to date
+	Skipped []string // toolkit executables left without a shim: not NVIDIA's, and on the user's PATH
+}
+
+// Wanted splits names (from Names) into those that get a shim and those
+// that do not: a name NVIDIA ships (Known) always gets one; any other
+// only when userPath has no executable of that name outside the store
+// (its toolkits and the shims folder). Relative PATH entries are not
+// looked in: they name a different folder in every directory.
+func Wanted(names []string, st *store.Store, userPath, goos string) (shim, skip []string) {
+	outside := outsideStore(st.Dirs, goos)
+	for _, n := range names {
+		if Known(n, goos) || findOnPath(n, userPath, goos, outside, nil) == "" {
+			shim = append(shim, n)
+		} else {
+			skip = append(skip, n)
+		}
+	}
+	return shim, skip
+}
+
+// within reports whether path is dir or lies below it; both are clean.
+func within(path, dir, goos string) bool {
+	if goos == "windows" {
+		path, dir = strings.ToLower(path), strings.ToLower(dir)
+	}
+	if path == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, dir)
+}
+
+// UserPath is env's PATH as the user set it: without what cudaenv's
+// prompt hook or cudaenv exec added (recorded in its state variable).
+// Rehash decides shadowing on it.
+func UserPath(env envdiff.Env, goos string) string {
+	return envdiff.Result(env, activate.Changes(env, envdiff.Want{}, goos))["PATH"]
 }
 
 // Rehash brings the shims folder in line with the store: one shim per name
-// from Names, each pointing at (Unix) or a copy of (Windows) the cudaenv
-// binary self; anything else in the folder is removed. It is safe to run
-// concurrently with shim calls (each shim is replaced with one rename) and
-// with another rehash (they take turns).
-func Rehash(st *store.Store, self, goos string) (Report, error) {
+// that Wanted keeps from Names, judged against userPath (see UserPath),
+// each pointing at (Unix) or a copy of (Windows) the cudaenv binary self;
+// anything else in the folder is removed. It is safe to run concurrently
+// with shim calls (each shim is replaced with one rename) and with another
+// rehash (they take turns).
+func Rehash(st *store.Store, self, goos, userPath string) (Report, error) {
 	var rep Report
 	if !filepath.IsAbs(self) {
 		return rep, fmt.Errorf("rehash: the cudaenv binary's path %q is not absolute", self)
@@ -157,10 +209,12 @@ func Rehash(st *store.Store, self, goos string) (Report, error) {
 		return rep, fmt.Errorf("rehash: %w", err)
 	}
 	defer unlock()
-	names, err := Names(st, goos)
+	all, err := Names(st, goos)
 	if err != nil {
 		return rep, fmt.Errorf("rehash: %w", err)
 	}
+	names, skipped := Wanted(all, st, userPath, goos)
+	rep.Skipped = skipped
 	dir := st.Dirs.Shims()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return rep, fmt.Errorf("rehash: %w", err)

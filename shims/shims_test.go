@@ -127,7 +127,7 @@ func TestRehashUnix(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "stale"), nil, 0o755)
 	os.WriteFile(filepath.Join(dir, ".nvcc.tmp-123"), nil, 0o755)
 
-	rep, err := Rehash(st, self, "linux")
+	rep, err := Rehash(st, self, "linux", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,19 +142,19 @@ func TestRehashUnix(t *testing.T) {
 	}
 
 	// Again: nothing to do. Then a tool goes away, and the binary moves.
-	if rep, _ := Rehash(st, self, "linux"); len(rep.Added)+len(rep.Removed) != 0 || rep.Kept != 2 {
+	if rep, _ := Rehash(st, self, "linux", ""); len(rep.Added)+len(rep.Removed) != 0 || rep.Kept != 2 {
 		t.Errorf("second rehash: %+v", rep)
 	}
 	os.Remove(filepath.Join(st.Dirs.CUDA(), "12.4.1", "bin", "ptxas"))
 	moved := self + "-new"
-	rep, err = Rehash(st, moved, "linux")
+	rep, err = Rehash(st, moved, "linux", "")
 	if err != nil || !reflect.DeepEqual(rep.Added, []string{"nvcc"}) || !reflect.DeepEqual(rep.Removed, []string{"ptxas"}) {
 		t.Errorf("third rehash: %+v, %v", rep, err)
 	}
 	if target, _ := os.Readlink(filepath.Join(dir, "nvcc")); target != moved {
 		t.Errorf("nvcc -> %q, want %q", target, moved)
 	}
-	if _, err := Rehash(st, "relative/cudaenv", "linux"); err == nil {
+	if _, err := Rehash(st, "relative/cudaenv", "linux", ""); err == nil {
 		t.Error("Rehash with a relative binary path succeeded")
 	}
 }
@@ -170,7 +170,7 @@ func TestRehashWindows(t *testing.T) {
 	})
 	self := filepath.Join(t.TempDir(), "cudaenv-shim.exe")
 	os.WriteFile(self, []byte("binary"), 0o755)
-	rep, err := Rehash(st, self, "windows")
+	rep, err := Rehash(st, self, "windows", "")
 	if err != nil || !reflect.DeepEqual(rep.Added, []string{"nvcc", "ptxas"}) {
 		t.Fatalf("rehash: %+v, %v", rep, err)
 	}
@@ -183,7 +183,7 @@ func TestRehashWindows(t *testing.T) {
 	if !os.SameFile(fi, si) {
 		t.Error("nvcc.exe is not a hard link to the shim binary")
 	}
-	if rep, _ := Rehash(st, self, "windows"); rep.Kept != 2 || len(rep.Added) != 0 {
+	if rep, _ := Rehash(st, self, "windows", ""); rep.Kept != 2 || len(rep.Added) != 0 {
 		t.Errorf("second rehash: %+v", rep)
 	}
 	// A copy (as made across volumes) with self's size and mtime is kept.
@@ -192,13 +192,13 @@ func TestRehashWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chtimes(filepath.Join(dir, "nvcc.exe"), si.ModTime(), si.ModTime())
-	if rep, _ := Rehash(st, self, "windows"); rep.Kept != 2 {
+	if rep, _ := Rehash(st, self, "windows", ""); rep.Kept != 2 {
 		t.Errorf("a matching copy was replaced: %+v", rep)
 	}
 	// A new binary (installed as a new file) replaces them all.
 	os.Remove(self)
 	os.WriteFile(self, []byte("binary v2"), 0o755)
-	if rep, _ := Rehash(st, self, "windows"); len(rep.Added) != 2 {
+	if rep, _ := Rehash(st, self, "windows", ""); len(rep.Added) != 2 {
 		t.Errorf("after an upgrade: %+v", rep)
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // moduleRoot is the repository root, two levels up.
@@ -100,6 +102,26 @@ func TestShimBinary(t *testing.T) {
 	out, code = run(proj, bin)
 	if code != 2 || !strings.Contains(out, "is cudaenv's shim") {
 		t.Errorf("called by its own name: %q, exit %d", out, code)
+	}
+
+	// A toolkit whose command is the shim binary, or a script that execs
+	// the shim, stops with one line instead of looping.
+	loop := filepath.Join(root, "cuda", "12.6.0", "bin")
+	os.MkdirAll(loop, 0o755)
+	os.WriteFile(filepath.Join(root, "cuda", "12.6.0", "receipt.json"), []byte(`{"kind":"cuda","source":"test"}`), 0o644)
+	os.Symlink(bin, filepath.Join(loop, "cutool"))
+	os.Symlink(bin, filepath.Join(shims, "cuexec"))
+	os.WriteFile(filepath.Join(loop, "cuexec"), []byte("#!/bin/sh\nexec \"$CUDAENV_ROOT/shims/cuexec\" \"$@\"\n"), 0o755)
+	env = append(env, "CUDAENV_VERSION=12.6")
+	for _, name := range []string{"cutool", "cuexec"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cmd := exec.CommandContext(ctx, filepath.Join(shims, name))
+		cmd.Dir, cmd.Env = proj, env
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 126 || strings.Count(string(out), "\n") != 1 {
+			t.Errorf("%s leads back to the shim: %q, %v", name, out, err)
+		}
 	}
 }
 

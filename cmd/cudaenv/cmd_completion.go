@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cudaenv/cudaenv/completions"
+	"github.com/cudaenv/cudaenv/internal/install"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shell"
 	"github.com/cudaenv/cudaenv/shims"
@@ -345,7 +343,11 @@ func installedCandidates(e *env, withCudnn bool) []candidate {
 
 // toolCandidates are the toolkit commands, as the shims know them.
 func toolCandidates(e *env) []candidate {
-	names, _ := shims.Names(e.store(), e.goos)
+	// The toolkit commands, as the shims see them: not python3 or ls
+	// from a linked conda env.
+	st := e.store()
+	all, _ := shims.Names(st, e.goos)
+	names, _ := shims.Wanted(all, st, shims.UserPath(e.vars, e.goos), e.goos)
 	out := make([]candidate, len(names))
 	for i, n := range names {
 		out[i] = candidate{n, ""}
@@ -353,69 +355,15 @@ func toolCandidates(e *env) []candidate {
 	return out
 }
 
-// remoteCandidates are the releases in the cached release index, newest
-// first; completion never downloads it. The fetch package keeps the index
-// as <cache>/index/<key>/<product>.json, {"releases": ["12.4.1", …]}, one
-// key per mirror; all of them are read.
+// remoteCandidates are the releases in the cached release indexes, newest
+// first; completion never downloads them.
 func remoteCandidates(e *env) []candidate {
 	var out []candidate
-	for _, product := range []string{"cuda", "cudnn"} {
-		paths, _ := filepath.Glob(filepath.Join(e.dirs.Cache, "index", "*", product+".json"))
-		seen := map[string]bool{}
-		var vs []version.Version
-		for _, p := range paths {
-			for _, r := range readIndex(p) {
-				v, err := version.Parse(r)
-				if err != nil || seen[v.String()] {
-					continue
-				}
-				seen[v.String()] = true
-				vs = append(vs, v)
-			}
-		}
-		sort.Slice(vs, func(i, j int) bool { return version.Compare(vs[i], vs[j]) > 0 })
-		for _, v := range vs {
-			if product == "cudnn" {
-				out = append(out, candidate{"cudnn@" + v.String(), "cuDNN release"})
-			} else {
-				out = append(out, candidate{v.String(), "CUDA release"})
-			}
-		}
+	for _, v := range install.CachedReleases(e.dirs.Cache, version.CUDA) {
+		out = append(out, candidate{v.String(), "CUDA release"})
+	}
+	for _, v := range install.CachedReleases(e.dirs.Cache, version.Cudnn) {
+		out = append(out, candidate{"cudnn@" + v.String(), "cuDNN release"})
 	}
 	return out
-}
-
-// readIndex reads the releases of one cached index file; anything else in
-// the file, or a file that is not one, is ignored.
-func readIndex(path string) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var idx struct {
-		Releases []string `json:"releases"`
-	}
-	if json.NewDecoder(&limitedReader{f, 4 << 20}).Decode(&idx) != nil {
-		return nil
-	}
-	return idx.Releases
-}
-
-// limitedReader stops a corrupt cache file from being read without end.
-type limitedReader struct {
-	f *os.File
-	n int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, errors.New("index file too large")
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.f.Read(p)
-	l.n -= int64(n)
-	return n, err
 }

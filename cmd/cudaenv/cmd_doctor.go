@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/cudaenv/cudaenv/compat"
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/detect"
 	"github.com/cudaenv/cudaenv/internal/doctor"
@@ -177,25 +175,14 @@ func compatTorch(e *env, arg string) error {
 	if name != "torch" || (hasVer && strings.TrimSpace(ver) == "") {
 		return fmt.Errorf("compat: %q is not a PyTorch requirement; use torch==2.5.1, or torch for the one installed", arg)
 	}
-	ctx := context.Background()
-	h := e.host(true)
-	var installedCUDA string
-	if !hasVer {
-		t, found, err := h.Torch(ctx)
-		if err != nil {
-			return fmt.Errorf("compat: %w", err)
-		}
-		if !found {
-			return errors.New("compat: no torch in the active Python; name a release, e.g. cudaenv compat torch==2.5.1")
-		}
-		ver, installedCUDA = t.Version, t.CUDA
+	rep, err := doctor.CompatTorch(context.Background(), e.host(true), ver)
+	if t := rep.Installed; t != nil {
 		fmt.Fprintf(e.stdout, "installed: torch %s (%s)\n", t.Version, t.Path)
 	}
-	rel, ok := compat.Torch(ver)
-	if !ok {
-		return fmt.Errorf("compat: torch %s is not in cudaenv's tables; see: cudaenv compat", ver)
+	if err != nil {
+		return err
 	}
-	d := h.Driver(ctx)
+	rel := rep.Release
 	fmt.Fprintf(e.stdout, "torch %s: Python %s\n", rel.Version, rel.Python)
 	if rel.Torchvision != "" {
 		audio := "none (torchaudio ended with 2.11)"
@@ -207,88 +194,27 @@ func compatTorch(e *env, arg string) error {
 	if rel.Note != "" {
 		fmt.Fprintf(e.stdout, "  note: %s\n", rel.Note)
 	}
-	for _, v := range rel.Variants {
-		if installedCUDA != "" && compat.VariantName(installedCUDA) != v.Name {
-			continue
-		}
-		fmt.Fprintf(e.stdout, "  %s (%s): CUDA %s, cuDNN %s, %s\n", v.Name, v.Role, v.CUDA, v.Cudnn, driverVerdict(d, v.CUDA, e.goos))
-		if line := compat.PipLine(rel.Version, v.Name); line != "" {
-			fmt.Fprintf(e.stdout, "    %s\n", line)
+	for _, b := range rep.Builds {
+		fmt.Fprintf(e.stdout, "  %s (%s): CUDA %s, cuDNN %s, %s\n", b.Name, b.Role, b.CUDA, b.Cudnn, b.Driver.Verdict())
+		if b.Pip != "" {
+			fmt.Fprintf(e.stdout, "    %s\n", b.Pip)
 		}
 	}
 	fmt.Fprintf(e.stdout, "install a matching toolkit with: cudaenv install --for torch==%s\n", rel.Version)
 	return nil
 }
 
-func driverVerdict(d detect.Driver, cuda, goos string) string {
-	if !d.Found() {
-		return "driver: none found (fine for building, not for running)"
-	}
-	chk := compat.CheckDriver(cuda, d.Version, goos)
-	switch chk.Status {
-	case compat.DriverOK:
-		return "driver " + d.Version + " runs it"
-	case compat.DriverMinorCompat:
-		return fmt.Sprintf("driver %s runs it through minor-version compatibility (full support needs %s)", d.Version, chk.Need)
-	case compat.DriverTooOld:
-		return fmt.Sprintf("driver %s is too old (needs %s)", d.Version, chk.Need)
-	}
-	return "driver " + d.Version + ": unknown requirement"
-}
-
 func compatMatrix(e *env) error {
-	d := e.host(true).Driver(context.Background())
-	driver := d.Version
-	if d.Found() {
-		fmt.Fprintf(e.stdout, "driver %s (%s)\n", d.Version, d.Source)
+	m := doctor.CompatMatrix(context.Background(), e.host(true))
+	if m.Driver.Found() {
+		fmt.Fprintf(e.stdout, "driver %s (%s)\n", m.Driver.Version, m.Driver.Source)
 	} else {
 		fmt.Fprintln(e.stdout, "driver: none found")
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TORCH\tBUILD\tCUDA\tCUDNN\tROLE\tTHIS MACHINE")
-	for _, row := range compat.TorchMatrix(driver, e.goos) {
-		verdict := "-"
-		switch row.Driver {
-		case compat.DriverOK:
-			verdict = "runs"
-		case compat.DriverMinorCompat:
-			verdict = "runs (minor-version compat)"
-		case compat.DriverTooOld:
-			verdict = "driver too old (needs " + row.Need + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", row.Torch, row.Variant.Name, row.Variant.CUDA, row.Variant.Cudnn, row.Variant.Role, verdict)
+	for _, row := range m.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", row.Torch, row.Variant.Name, row.Variant.CUDA, row.Variant.Cudnn, row.Variant.Role, row.Verdict())
 	}
 	return tw.Flush()
-}
-
-// torchTargets picks the CUDA and cuDNN specs `install --for torch==X`
-// installs: the newest CUDA build of that release this machine's driver
-// runs (any, without a driver), and the cuDNN the wheels bundle.
-func torchTargets(e *env, arg string) (cuda, cudnn string, err error) {
-	name, ver, ok := strings.Cut(arg, "==")
-	if name != "torch" || !ok {
-		return "", "", fmt.Errorf("install --for: use torch==VERSION, e.g. --for torch==2.5.1 (got %q)", arg)
-	}
-	rel, found := compat.Torch(ver)
-	if !found {
-		return "", "", fmt.Errorf("install --for: torch %s is not in cudaenv's tables; see: cudaenv compat", ver)
-	}
-	d := e.host(true).Driver(context.Background())
-	vs := append([]compat.TorchVariant(nil), rel.Variants...)
-	sort.SliceStable(vs, func(i, j int) bool { return compat.CompareVersions(vs[i].CUDA, vs[j].CUDA) > 0 })
-	var pick *compat.TorchVariant
-	for i := range vs {
-		if vs[i].CUDA == "" {
-			continue
-		}
-		if d.Found() && compat.CheckDriver(vs[i].CUDA, d.Version, e.goos).Status == compat.DriverTooOld {
-			continue
-		}
-		pick = &vs[i]
-		break
-	}
-	if pick == nil {
-		return "", "", fmt.Errorf("install --for: driver %s runs none of torch %s's CUDA builds; update the driver (see: cudaenv compat torch==%s)", d.Version, rel.Version, rel.Version)
-	}
-	return pick.CUDA, pick.Cudnn, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/modulefile"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
@@ -157,7 +158,7 @@ func writeModules(e *env, dir string, mods []modulefile.Module, f modulefile.For
 	for _, m := range mods {
 		rel := modulefile.Path(m, f)
 		keep[filepath.FromSlash(rel)] = true
-		if err := writeFileAtomic(filepath.Join(dir, filepath.FromSlash(rel)), modulefile.Render(m, f)); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, filepath.FromSlash(rel)), modulefile.Render(m, f), 0o644); err != nil {
 			return fmt.Errorf("modulefile: write %s: %w", rel, err)
 		}
 		fmt.Fprintf(e.stdout, "wrote %s\n", filepath.Join(dir, filepath.FromSlash(rel)))

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shims"
@@ -135,7 +136,7 @@ func writeSelection(e *env, c *cli.Context, path, verb string) error {
 		fmt.Fprintf(e.stderr, "cudaenv: warning: %s\n", err)
 	}
 	// Comments in an existing file are the user's: only the specs change.
-	if err := writeFileAtomic(path, resolve.Rewrite(readPinForEdit(path), joinSpecs(specs))); err != nil {
+	if err := atomicfile.Write(path, resolve.Rewrite(readPinForEdit(path), joinSpecs(specs)), 0o644); err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
 	return nil
@@ -161,29 +162,4 @@ func joinSpecs(specs []version.Spec) string {
 		words[i] = s.String()
 	}
 	return strings.Join(words, " ")
-}
-
-// writeFileAtomic replaces path in one rename, so a reader never sees half.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".cudaenv-tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -17,15 +17,22 @@ import (
 func init() { afterStoreChange = rehashAfterStoreChange }
 
 func shimCommands(e *env) []*cli.Command {
+	bash, _ := shell.Get("bash")
 	return []*cli.Command{
 		{
 			Name:  "rehash",
-			Usage: "refresh the shims: one per executable of any installed or linked toolkit (done after install, uninstall and link)",
+			Usage: "refresh the shims: one per command of any installed or linked toolkit (done after install, uninstall and link)",
 			Description: `Shims let programs that never run the shell hook (IDEs, make, CMake,
 cron, ssh) use the version selected for their directory. Put the shims
 folder first on PATH, e.g. in ~/.profile:
-    export PATH="` + e.dirs.Shims() + `:$PATH"
-or use: eval "$(cudaenv init --shims bash)"`,
+    export PATH=` + bash.Quote(e.dirs.Shims()) + `":$PATH"
+or use: eval "$(cudaenv init --shims bash)"
+
+Every command NVIDIA ships in a toolkit (nvcc, ptxas, nsys, …) gets a
+shim. Any other executable in a toolkit's bin (a linked conda env's
+python3, a linked /usr's ls) gets one only when PATH has no command of
+that name, so a shim never hides a program you already have. Where
+nothing is selected, a shim runs the next command of its name on PATH.`,
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
 					return errors.New("rehash takes no arguments")
@@ -44,6 +51,13 @@ or use: eval "$(cudaenv init --shims bash)"`,
 				if len(rep.Removed) > 0 {
 					fmt.Fprintf(e.stdout, "removed: %s\n", strings.Join(rep.Removed, " "))
 				}
+				if n := len(rep.Skipped); n > 0 {
+					names := rep.Skipped
+					if n > 8 {
+						names = append(names[:8:8], "…")
+					}
+					fmt.Fprintf(e.stdout, "no shim for %d commands that are not CUDA's and are on PATH already: %s\n", n, strings.Join(names, " "))
+				}
 				return nil
 			},
 		},
@@ -52,7 +66,8 @@ or use: eval "$(cudaenv init --shims bash)"`,
 
 func rehash(e *env) (shims.Report, error) {
 	target, _ := shimTarget(e)
-	return shims.Rehash(e.store(), target, e.goos)
+	// Shadowing is judged on the user's PATH, as it is without cudaenv.
+	return shims.Rehash(e.store(), target, e.goos, shims.UserPath(e.vars, e.goos))
 }
 
 // shimBinary is the small program the shims run, installed beside cudaenv.

@@ -70,6 +70,7 @@ func (v Version) Major() int {
 
 // Compare orders versions numerically per component (12.10 > 12.9); a
 // shorter version sorts before a longer one with the same prefix.
+// Spec matching: 12.4 and 12.4.0 differ here, unlike in compat's driver tables.
 func Compare(a, b Version) int {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if a[i] != b[i] {

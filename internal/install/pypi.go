@@ -1,4 +1,4 @@
-package main
+package install
 
 import (
 	"context"
@@ -14,66 +14,29 @@ import (
 	"github.com/cudaenv/cudaenv/store"
 )
 
-// sources are the places install can take toolkits from.
-var sources = []string{"nvidia", "pypi", "auto"}
-
-// installSource is --source, else CUDAENV_SOURCE, else nvidia.
-func installSource(e *env, flag string) (string, error) {
-	s := flag
-	if s == "" {
-		var err error
-		if s, err = e.setting("source"); err != nil {
-			return "", err
-		}
-	}
-	if s == "" {
-		return "nvidia", nil
-	}
-	if !contains(sources, s) {
-		return "", fmt.Errorf("install: unknown source %q; use one of: %s", s, strings.Join(sources, ", "))
-	}
-	return s, nil
-}
-
-// pypiIndex is CUDAENV_PYPI_INDEX or the public simple index.
-func (e *env) pypiIndex() (*pypi.Index, error) {
-	base, err := e.setting("pypi_index")
-	if err != nil {
-		return nil, err
-	}
-	if base == "" {
-		base = pypi.DefaultIndex
-	}
-	idx, err := pypi.NewIndex(base, pypi.WithUserAgent("cudaenv/"+appVersion))
-	if err != nil {
-		return nil, fmt.Errorf("CUDAENV_PYPI_INDEX: %w", err)
-	}
-	return idx, nil
-}
-
 // planPyPI pins the release's components as NVIDIA's wheels on a PEP 691/503
 // index. Component versions come from the release's manifest when one is
 // in the cache (NVIDIA is not asked: PyPI may be all the network there is),
 // else from the catalog built into cudaenv.
-func planPyPI(ctx context.Context, e *env, client *fetch.Client, p fetch.Product, sp version.Spec, sel fetch.Selection) (*plan, error) {
-	if client.Offline {
+func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.Spec, t Target) (*Plan, error) {
+	if in.client.Offline {
 		return nil, errors.New("install --source pypi: the PyPI index is needed to find the wheels; run without --offline")
 	}
-	idx, err := e.pypiIndex()
+	idx, err := in.pypiIndex()
 	if err != nil {
 		return nil, err
 	}
-	pl := &plan{receipt: store.Receipt{Source: "pypi", URL: idx.URL(), Platform: sel.Platform, Profile: sel.Profile}}
-	if len(sel.Components) > 0 {
-		pl.receipt.Profile = ""
+	pl := &Plan{Receipt: store.Receipt{Source: "pypi", URL: idx.URL(), Platform: t.Platform, Profile: t.Profile}}
+	if len(t.Components) > 0 {
+		pl.Receipt.Profile = ""
 	}
 	resolveAll := func(reqs []pypi.Requirement) ([]fetch.Artifact, error) {
-		res, err := idx.Resolve(ctx, sel.Platform, reqs)
+		res, err := idx.Resolve(ctx, t.Platform, reqs)
 		if err != nil {
 			return nil, err
 		}
 		for _, sk := range res.Skipped {
-			fmt.Fprintf(e.stderr, "cudaenv: skipping %s: %v\n", sk.Requirement.Component, sk.Reason)
+			in.event(SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
 		}
 		return wheelArtifacts(res.Artifacts), nil
 	}
@@ -83,36 +46,36 @@ func planPyPI(ctx context.Context, e *env, client *fetch.Client, p fetch.Product
 		if !ok {
 			return nil, fmt.Errorf("install --source pypi: no cuDNN release matches %s in cudaenv's catalog; use --source nvidia", strings.TrimPrefix(sp.String(), "cudnn@"))
 		}
-		req, err := pypi.PlanCudnn(rel, sel.CUDAMajor, sel.Platform)
+		req, err := pypi.PlanCudnn(rel, t.CUDAMajor, t.Platform)
 		if err != nil {
 			return nil, fmt.Errorf("install cudnn %s: %w", rel.Version, err)
 		}
-		if pl.arts, err = resolveAll([]pypi.Requirement{req}); err != nil {
+		if pl.Artifacts, err = resolveAll([]pypi.Requirement{req}); err != nil {
 			return nil, fmt.Errorf("install cudnn %s from %s: %w", rel.Version, idx.URL(), err)
 		}
-		pl.receipt.ManifestSHA256 = rel.ManifestSHA256
-		pl.reselect = func([]string) ([]fetch.Artifact, error) { return pl.arts, nil }
-		return pl, pl.setName(p, rel.Version, rel.CudnnVersion, sel.CUDAMajor)
+		pl.Receipt.ManifestSHA256 = rel.ManifestSHA256
+		pl.reselect = func([]string) ([]fetch.Artifact, error) { return pl.Artifacts, nil }
+		return pl, pl.setName(p, rel.Version, rel.CudnnVersion, t.CUDAMajor)
 	}
 
-	rel, err := pypiRelease(ctx, client, sp)
+	rel, err := in.pypiRelease(ctx, sp)
 	if err != nil {
 		return nil, err
 	}
-	psel := pypi.Selection{Profile: sel.Profile, Components: sel.Components}
-	reqs, err := pypi.Plan(rel, sel.Platform, psel)
+	psel := pypi.Selection{Profile: t.Profile, Components: t.Components}
+	reqs, err := pypi.Plan(rel, t.Platform, psel)
 	if err != nil {
 		return nil, fmt.Errorf("install %s --source pypi: %w", rel.Version, err)
 	}
-	if pl.arts, err = resolveAll(reqs); err != nil {
+	if pl.Artifacts, err = resolveAll(reqs); err != nil {
 		return nil, fmt.Errorf("install %s from %s: %w", rel.Version, idx.URL(), err)
 	}
-	if len(pl.arts) == 0 {
-		return nil, fmt.Errorf("install %s --source pypi: the index has none of its wheels for %s", rel.Version, sel.Platform)
+	if len(pl.Artifacts) == 0 {
+		return nil, fmt.Errorf("install %s --source pypi: the index has none of its wheels for %s", rel.Version, t.Platform)
 	}
-	pl.receipt.ManifestSHA256 = rel.ManifestSHA256
+	pl.Receipt.ManifestSHA256 = rel.ManifestSHA256
 	pl.reselect = func(ids []string) ([]fetch.Artifact, error) {
-		reqs, err := pypi.Plan(rel, sel.Platform, pypi.Selection{Components: ids})
+		reqs, err := pypi.Plan(rel, t.Platform, pypi.Selection{Components: ids})
 		if err != nil {
 			return nil, err
 		}
@@ -123,8 +86,8 @@ func planPyPI(ctx context.Context, e *env, client *fetch.Client, p fetch.Product
 
 // pypiRelease finds the CUDA release for a spec: from a cached NVIDIA
 // manifest if there is one, else from the built-in catalog.
-func pypiRelease(ctx context.Context, client *fetch.Client, sp version.Spec) (pypi.Release, error) {
-	cached := *client
+func (in *Installer) pypiRelease(ctx context.Context, sp version.Spec) (pypi.Release, error) {
+	cached := *in.client
 	cached.Offline = true
 	if releases, err := cached.Releases(ctx, fetch.CUDA, false); err == nil {
 		if rel, err := pickRelease(fetch.CUDA, sp, releases); err == nil {

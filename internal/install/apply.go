@@ -1,0 +1,127 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+// Apply carries out a plan under the entry's store lock: an entry that is
+// linked is left alone; one that is installed with every planned component
+// is left alone unless force; one that lacks components gets them (the
+// union is fetched again, the archives it had from the cache, and replaces
+// the old tree). Otherwise the archives are downloaded, verified and
+// staged, the receipt written last, and Options.Changed run. The Result is
+// reported as well as returned.
+func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, error) {
+	st := in.opts.Store
+	unlock, err := st.Lock(pl.Kind, pl.Name)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	res := Result{Label: pl.Label, Use: pl.Name}
+	if pl.Kind == store.Cudnn {
+		res.Use = strconv.Itoa(pl.CUDAMajor) + " cudnn@"
+	}
+	if have, ok := st.Get(pl.Kind, pl.Name); ok && have.Err == nil && !force {
+		res.Entry = have
+		if pl.Kind == store.Cudnn {
+			res.Use += have.Version.String()
+		}
+		if have.Linked() {
+			res.Outcome = AlreadyLinked
+			in.event(res)
+			return res, nil
+		}
+		missing := missingComponents(have, pl.Artifacts)
+		if len(missing) == 0 {
+			res.Outcome = AlreadyInstalled
+			in.event(res)
+			return res, nil
+		}
+		if pl.Artifacts, err = pl.reselect(append(componentIDs(have), missing...)); err != nil {
+			return Result{}, fmt.Errorf("install %s: %w", pl.Label, err)
+		}
+		pl.Receipt.Profile = ""
+		in.event(Adding{Label: pl.Label, Missing: missing})
+	}
+
+	client := *in.client
+	client.Progress = nil
+	if in.opts.Reporter != nil {
+		if p := in.opts.Reporter.Progress(pl.Label); p != nil {
+			client.Progress = p
+		}
+	}
+	start := time.Now()
+	ent, err := st.Install(pl.Kind, pl.Name, func(stage string) (store.Receipt, error) {
+		fr, err := client.Fetch(ctx, pl.Artifacts, stage)
+		if err != nil {
+			if ctx.Err() != nil {
+				return store.Receipt{}, fmt.Errorf("install %s: interrupted; nothing was installed", pl.Label)
+			}
+			return store.Receipt{}, fmt.Errorf("install %s: %w", pl.Label, err)
+		}
+		return withComponents(pl.Receipt, fr), nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	res.Elapsed = time.Since(start)
+	if in.opts.Changed != nil {
+		in.opts.Changed()
+	}
+	res.Outcome, res.Entry, res.Components = Installed, ent, len(pl.Artifacts)
+	if pl.Kind == store.Cudnn {
+		res.Use += ent.Version.String()
+	}
+	in.event(res)
+	return res, nil
+}
+
+func componentIDs(e store.Entry) []string {
+	var ids []string
+	for _, c := range e.Receipt.Components {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// missingComponents are the planned components an installed entry lacks;
+// cccl and cuda_cccl (renamed in CUDA 13) count as one.
+func missingComponents(have store.Entry, arts []fetch.Artifact) []string {
+	got := map[string]bool{}
+	for _, c := range have.Receipt.Components {
+		got[c.ID] = true
+	}
+	var missing []string
+	for _, a := range arts {
+		if !got[a.Component] && !(a.Component == "cccl" && got["cuda_cccl"]) && !(a.Component == "cuda_cccl" && got["cccl"]) {
+			missing = append(missing, a.Component)
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+// withComponents completes a receipt with what Fetch installed.
+func withComponents(r store.Receipt, res *fetch.Result) store.Receipt {
+	licenses := map[string]bool{}
+	for _, ic := range res.Components {
+		r.Components = append(r.Components, store.Component{ID: ic.ID, Version: ic.Version, SHA256: ic.SHA256, Size: ic.Size, License: ic.License})
+		if ic.License != "" {
+			licenses[ic.License] = true
+		}
+	}
+	for l := range licenses {
+		r.Licenses = append(r.Licenses, l)
+	}
+	sort.Strings(r.Licenses)
+	return r
+}

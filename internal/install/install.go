@@ -1,0 +1,353 @@
+// Package install installs CUDA toolkits and cuDNN into the store: it is
+// the one place where fetch (NVIDIA's redistributables and NVIDIA's wheels
+// on a PyPI index) and store meet. Given a request it plans each version
+// (the release, the cuDNN build for a CUDA major, the archives, what an
+// installed entry lacks), then carries the plan out (download, verify,
+// stage, receipt, the after-change hook), telling a Reporter as it goes;
+// the CLI implements the Reporter with its progress bar and its wording.
+// Nothing here reads the environment or writes to a terminal.
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/fetch/pypi"
+	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/resolve"
+	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+// Sources are the places a toolkit can come from: NVIDIA's redist server
+// (or a mirror), NVIDIA's wheels on a PyPI index, or auto (NVIDIA, falling
+// back to PyPI when the server cannot be reached).
+var Sources = []string{"nvidia", "pypi", "auto"}
+
+// Options are what every install and release listing shares.
+type Options struct {
+	Store    *store.Store
+	CacheDir string // the download cache: release index, manifests, archives
+	// Mirror is a base URL laid out like NVIDIA's server (http://, https://
+	// or file://); "" means NVIDIA's server.
+	Mirror string
+	// PyPIIndex is a PEP 691/503 simple index; "" means pypi.DefaultIndex.
+	PyPIIndex string
+	// UserAgent is sent to the PyPI index ("cudaenv/<version>").
+	UserAgent string
+	Offline   bool // the download cache only
+	Refresh   bool // ask the server for the release index even if a cached one is fresh
+	Jobs      int  // parallel downloads; <= 0 means max(4, CPU cores)
+	// GOOS and GOARCH are this machine's, for the default platform.
+	GOOS, GOARCH string
+	// Driver returns this machine's NVIDIA driver version, "" for none. It
+	// is asked only for Request.For; nil means no driver.
+	Driver func(context.Context) string
+	// Reporter hears what an install decides and does; nil hears nothing.
+	Reporter Reporter
+	// Changed runs after an install changed the store (the CLI refreshes
+	// the shims there).
+	Changed func()
+}
+
+// Installer plans and carries out installs with one set of Options.
+type Installer struct {
+	opts   Options
+	client *fetch.Client
+}
+
+// New checks the options (the mirror's scheme) and returns an Installer.
+func New(o Options) (*Installer, error) {
+	if err := checkMirror(o.Mirror); err != nil {
+		return nil, err
+	}
+	return &Installer{opts: o, client: &fetch.Client{
+		Base:     strings.TrimRight(o.Mirror, "/"),
+		CacheDir: o.CacheDir,
+		Offline:  o.Offline,
+		Jobs:     o.Jobs,
+	}}, nil
+}
+
+func checkMirror(base string) error {
+	if base == "" {
+		return nil
+	}
+	low := strings.ToLower(base)
+	if !strings.HasPrefix(low, "http://") && !strings.HasPrefix(low, "https://") && !strings.HasPrefix(low, "file://") {
+		return fmt.Errorf("mirror %q: use an http://, https:// or file:// URL laid out like https://developer.download.nvidia.com/compute", base)
+	}
+	return nil
+}
+
+// Reporter hears an install as it happens. The CLI prints each Event and
+// draws a progress bar per download.
+type Reporter interface {
+	Event(Event)
+	// Progress returns what one entry's download reports to (label is
+	// the entry, "CUDA 12.4.1"); nil reports nothing.
+	Progress(label string) Progress
+}
+
+// Progress receives one download's progress; Add and ComponentDone are
+// called from many goroutines at once.
+type Progress interface {
+	// Start is called once with the bytes to obtain (cached archives
+	// included) and the number of components.
+	Start(totalBytes int64, components int)
+	// Add reports bytes obtained; negative when a transfer starts over.
+	Add(bytes int64)
+	// ComponentDone reports a component verified and extracted.
+	ComponentDone(id string)
+	// Finish is called once when the download ends, also on failure.
+	Finish()
+}
+
+// Event is one of FallbackToPyPI, SkippedWheel, TorchTargets, Adding or
+// Result.
+type Event interface{ event() }
+
+// FallbackToPyPI: with source auto, NVIDIA's server could not be reached
+// (Err says how), so the version comes from the PyPI index.
+type FallbackToPyPI struct{ Err error }
+
+// SkippedWheel: the PyPI index has no usable wheel for a component of the
+// release; the install goes on without it.
+type SkippedWheel struct {
+	Component string
+	Reason    error
+}
+
+// TorchTargets: Request.For named a PyTorch release built with CUDA and
+// BundledCudnn; CUDA and Cudnn (the nearest release the server offers)
+// are installed.
+type TorchTargets struct {
+	For, CUDA, BundledCudnn, Cudnn string
+}
+
+// Adding: the entry is installed but lacks components the request wants;
+// they are added.
+type Adding struct {
+	Label   string
+	Missing []string // component ids, sorted
+}
+
+func (FallbackToPyPI) event() {}
+func (SkippedWheel) event()   {}
+func (TorchTargets) event()   {}
+func (Adding) event()         {}
+func (Result) event()         {}
+
+// Outcome says what an install did with one entry.
+type Outcome int
+
+const (
+	Installed        Outcome = iota // fetched and put in the store (or completed: see Adding)
+	AlreadyInstalled                // it has every component asked for; nothing fetched
+	AlreadyLinked                   // a linked toolkit stands there; never replaced
+)
+
+// Result is one entry of the store after an install.
+type Result struct {
+	Outcome Outcome
+	Entry   store.Entry
+	Label   string // "CUDA 12.4.1", "cuDNN 9.5.1.17-cuda12"
+	// Use is what follows `cudaenv use` to activate it: "12.4.1", or
+	// "12 cudnn@9.5.1.17" for cuDNN (CUDA major first).
+	Use        string
+	Components int           // Installed: archives fetched
+	Elapsed    time.Duration // Installed: time spent fetching and staging
+}
+
+func (in *Installer) event(e Event) {
+	if in.opts.Reporter != nil {
+		in.opts.Reporter.Event(e)
+	}
+}
+
+// Here is a working directory, to install what it selects when a request
+// names no version, and to find the CUDA major of a cuDNN installed alone.
+type Here struct {
+	Dir        string
+	Lookup     resolve.Lookup // the environment (CUDAENV_VERSION); nil means empty
+	GlobalFile string
+}
+
+func (h Here) find() (resolve.Selection, error) {
+	lookup := h.Lookup
+	if lookup == nil {
+		lookup = func(string) (string, bool) { return "", false }
+	}
+	sel, _, err := resolve.Find(h.Dir, lookup, h.GlobalFile)
+	return sel, err
+}
+
+// Request is one `cudaenv install`.
+type Request struct {
+	// Args are the versions as typed ("12.4", "cudnn@9.5"); none means
+	// what Here selects.
+	Args []string
+	// For ("torch==2.5.1") installs the CUDA build of that PyTorch release
+	// this machine's driver runs and the cuDNN nearest to the one its wheels
+	// bundle, instead of Args.
+	For  string
+	Here Here
+	// Source is nvidia ("" too), pypi or auto.
+	Source string
+	// Profile is minimal, default ("" too) or full; Components, when set,
+	// replaces it.
+	Profile    string
+	Components []string
+	Platform   string // an NVIDIA platform key; "" means this machine's
+	CUDAMajor  int    // cuDNN alone: the CUDA major of the build
+	Force      bool   // reinstall what is installed
+}
+
+// platformKey is the shape of NVIDIA's platform keys; the list itself
+// grows with new releases, so only the shape is checked here.
+var platformKey = regexp.MustCompile(`^(linux|windows)-[a-z0-9_]+$`)
+
+// Install installs what the request asks for: its CUDA versions first,
+// then its cuDNN versions for the CUDA major just installed (else
+// Request.CUDAMajor, else the one Here selects). Each version is planned
+// and carried out before the next is planned. Results are also reported,
+// one by one, as they are reached.
+func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error) {
+	specs, err := in.Specs(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	platform := req.Platform
+	if platform != "" && !platformKey.MatchString(platform) {
+		return nil, fmt.Errorf("install: %q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", platform)
+	}
+	if platform == "" {
+		if platform, err = fetch.HostPlatform(in.opts.GOOS, in.opts.GOARCH); err != nil {
+			return nil, err
+		}
+	}
+	source := req.Source
+	if source == "" {
+		source = "nvidia"
+	}
+	if !slices.Contains(Sources, source) {
+		return nil, fmt.Errorf("install: unknown source %q; use one of: %s", source, strings.Join(Sources, ", "))
+	}
+	profile := req.Profile
+	if profile == "" {
+		profile = "default"
+	}
+	if !slices.Contains(fetch.Profiles, profile) {
+		return nil, fmt.Errorf("install: unknown profile %q; use one of: %s", profile, strings.Join(fetch.Profiles, ", "))
+	}
+
+	st := in.opts.Store
+	st.CleanStaging() // staging folders no running install owns
+
+	var results []Result
+	cudaMajor := req.CUDAMajor
+	installedCUDA := false
+	for _, sp := range specs {
+		if sp.Tool != version.CUDA {
+			continue
+		}
+		p, err := in.Plan(ctx, sp, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components})
+		if err != nil {
+			return results, err
+		}
+		res, err := in.Apply(ctx, p, req.Force)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, res)
+		cudaMajor = res.Entry.Version.Major()
+		installedCUDA = true
+	}
+	for _, sp := range specs {
+		if sp.Tool != version.Cudnn {
+			continue
+		}
+		if cudaMajor == 0 {
+			if sel, err := req.Here.find(); err == nil && sel.Source.Kind != resolve.None {
+				if r, err := activate.Resolve(st, sel); err == nil && r.CUDA != nil {
+					cudaMajor = r.CUDA.Version.Major()
+				}
+			}
+		}
+		if cudaMajor == 0 {
+			return results, errors.New("install: cuDNN is built per CUDA major; install it with a CUDA version (cudaenv install 12.4 cudnn@9.5), select a CUDA version first, or pass --cuda-major 12")
+		}
+		var comps []string
+		if !installedCUDA {
+			comps = req.Components
+		}
+		p, err := in.Plan(ctx, sp, Target{Source: source, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor})
+		if err != nil {
+			return results, err
+		}
+		res, err := in.Apply(ctx, p, req.Force)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+// Specs are the versions a request installs: For's targets, else Args,
+// else what Here selects.
+func (in *Installer) Specs(ctx context.Context, req Request) ([]version.Spec, error) {
+	if req.For != "" {
+		if len(req.Args) > 0 {
+			return nil, errors.New("install --for picks the versions itself; drop the version arguments")
+		}
+		return in.forTorch(ctx, req.For)
+	}
+	if len(req.Args) == 0 {
+		sel, err := req.Here.find()
+		if err != nil {
+			return nil, err
+		}
+		if sel.Source.Kind == resolve.None || sel.System() {
+			return nil, errors.New("install needs a version, e.g. cudaenv install 12.4 cudnn@9.5 (with none, it installs what .cuda-version selects, and nothing selects a version here)")
+		}
+		return sel.Specs, nil
+	}
+	specs, err := resolve.Parse("install", []byte(strings.Join(req.Args, " ")))
+	if err != nil {
+		var se *resolve.SyntaxError
+		if errors.As(err, &se) {
+			se.Line = 0
+		}
+		return nil, err
+	}
+	for _, sp := range specs {
+		if sp.Kind == version.System {
+			return nil, errors.New("install: system is not installable; name a version, e.g. cudaenv install 12.4")
+		}
+	}
+	return specs, nil
+}
+
+// pypiIndex opens Options.PyPIIndex, or the public index.
+func (in *Installer) pypiIndex() (*pypi.Index, error) {
+	base := in.opts.PyPIIndex
+	if base == "" {
+		base = pypi.DefaultIndex
+	}
+	var opts []pypi.IndexOption
+	if in.opts.UserAgent != "" {
+		opts = append(opts, pypi.WithUserAgent(in.opts.UserAgent))
+	}
+	idx, err := pypi.NewIndex(base, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("CUDAENV_PYPI_INDEX: %w", err)
+	}
+	return idx, nil
+}

@@ -1,0 +1,193 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+// Target is how one version is installed: where from, for which platform,
+// and which of its components.
+type Target struct {
+	Source     string   // nvidia, pypi or auto
+	Platform   string   // an NVIDIA platform key, e.g. linux-x86_64
+	Profile    string   // minimal, default or full
+	Components []string // instead of the profile
+	CUDAMajor  int      // cuDNN: the CUDA major of the build
+}
+
+func (t Target) selection() fetch.Selection {
+	return fetch.Selection{Platform: t.Platform, Profile: t.Profile, Components: t.Components, CUDAMajor: t.CUDAMajor}
+}
+
+// Plan is what installing one version will fetch and how the store names it.
+type Plan struct {
+	Kind      store.Kind
+	Name      string // the store entry: "12.4.1", "9.5.1.17-cuda12"
+	Label     string // "CUDA 12.4.1", "cuDNN 9.5.1.17-cuda12"
+	CUDAMajor int    // cuDNN: the CUDA major of the build
+	// Artifacts are the archives (or wheels) to fetch, verified by sha256.
+	Artifacts []fetch.Artifact
+	// Receipt is the entry's receipt before Fetch adds the components:
+	// source, URL, platform, profile, manifest hash.
+	Receipt store.Receipt
+	// reselect chooses the archives for exactly these component ids, to
+	// complete an installed entry.
+	reselect func(ids []string) ([]fetch.Artifact, error)
+}
+
+// Plan picks the release a spec means from the target's source and the
+// archives to fetch. With source auto an unreachable NVIDIA server means
+// the PyPI index (reported as FallbackToPyPI).
+func (in *Installer) Plan(ctx context.Context, sp version.Spec, t Target) (*Plan, error) {
+	p := fetch.CUDA
+	if sp.Tool == version.Cudnn {
+		p = fetch.CUDNN
+	}
+	switch t.Source {
+	case "pypi":
+		return in.planPyPI(ctx, p, sp, t)
+	case "auto":
+		// Ask NVIDIA once, briefly: an unreachable server means PyPI.
+		probe := *in.client
+		probe.Retries, probe.RetryDelay = 1, 200*time.Millisecond
+		pl, err := in.planNVIDIA(ctx, &probe, p, sp, t)
+		if err != nil && unreachable(err) && !in.client.Offline {
+			in.event(FallbackToPyPI{Err: err})
+			return in.planPyPI(ctx, p, sp, t)
+		}
+		return pl, err
+	}
+	pl, err := in.planNVIDIA(ctx, in.client, p, sp, t)
+	if err != nil && unreachable(err) {
+		err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
+	}
+	return pl, err
+}
+
+// planNVIDIA resolves the spec against NVIDIA's release index (or a
+// mirror of it) and selects the archives.
+func (in *Installer) planNVIDIA(ctx context.Context, client *fetch.Client, p fetch.Product, sp version.Spec, t Target) (*Plan, error) {
+	releases, err := client.Releases(ctx, p, in.opts.Refresh)
+	if err != nil {
+		return nil, fmt.Errorf("install %s: %w", sp, err)
+	}
+	rel, err := pickRelease(p, sp, releases)
+	if err != nil {
+		return nil, err
+	}
+	m, err := client.Manifest(ctx, p, rel)
+	if err != nil {
+		return nil, fmt.Errorf("install %s %s: %w", p, rel, err)
+	}
+	sel := t.selection()
+	arts, err := m.Select(sel)
+	if err != nil {
+		return nil, fmt.Errorf("install %s %s: %w", p, rel, err)
+	}
+	url := client.Base
+	if url == "" {
+		url = fetch.DefaultBase
+	}
+	pl := &Plan{
+		Artifacts: arts,
+		Receipt:   store.Receipt{Source: "nvidia", URL: url, Platform: sel.Platform, Profile: sel.Profile, ManifestSHA256: m.SHA256},
+		reselect: func(ids []string) ([]fetch.Artifact, error) {
+			s := sel
+			s.Profile, s.Components = "", ids
+			return m.Select(s)
+		},
+	}
+	if len(sel.Components) > 0 {
+		pl.Receipt.Profile = ""
+	}
+	if err := pl.setName(p, rel, cudnnVersion(m, arts), sel.CUDAMajor); err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// setName fills kind, name and label: CUDA by release, cuDNN by the cudnn
+// component's own four-part version and the CUDA major of the build.
+func (pl *Plan) setName(p fetch.Product, rel, cudnnVer string, cudaMajor int) error {
+	if p == fetch.CUDNN {
+		v, err := version.Parse(cudnnVer)
+		if err != nil {
+			return fmt.Errorf("install cudnn %s: %w", rel, err)
+		}
+		pl.Kind, pl.Name, pl.CUDAMajor = store.Cudnn, store.CudnnName(v, cudaMajor), cudaMajor
+		pl.Label = "cuDNN " + pl.Name
+		return nil
+	}
+	v, err := version.Parse(rel)
+	if err != nil {
+		return fmt.Errorf("install cuda %s: %w", rel, err)
+	}
+	pl.Kind, pl.Name, pl.Label = store.CUDA, v.String(), "CUDA "+v.String()
+	return nil
+}
+
+// unreachable reports whether err means NVIDIA's server could not be
+// reached at all (as opposed to answering with an error).
+func unreachable(err error) bool {
+	if errors.Is(err, fetch.ErrOffline) {
+		return false
+	}
+	var ne net.Error
+	var oe *net.OpError
+	var dnsErr *net.DNSError
+	return errors.As(err, &ne) || errors.As(err, &oe) || errors.As(err, &dnsErr) ||
+		strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "no such host")
+}
+
+// pickRelease finds the newest release matching the spec.
+func pickRelease(p fetch.Product, sp version.Spec, releases []string) (string, error) {
+	rel, ok := bestOf(sp, releases)
+	if !ok {
+		var near []string
+		for _, r := range releases {
+			if v, err := version.Parse(r); err == nil && sp.Kind == version.Prefix && v.Major() == sp.Prefix.Major() {
+				near = append(near, v.String())
+			}
+		}
+		hint := "see: cudaenv ls-remote " + string(p)
+		if len(near) > 0 {
+			hint = "available: " + strings.Join(near, ", ")
+		}
+		return "", fmt.Errorf("install: no %s release matches %s; %s", p, strings.TrimPrefix(sp.String(), "cudnn@"), hint)
+	}
+	return rel, nil
+}
+
+// bestOf returns the newest of names (release labels) that the spec
+// matches; names that are not versions are skipped.
+func bestOf(sp version.Spec, names []string) (string, bool) {
+	var vs []version.Version
+	byString := map[string]string{}
+	for _, n := range names {
+		if v, err := version.Parse(n); err == nil {
+			vs = append(vs, v)
+			byString[v.String()] = n
+		}
+	}
+	best, ok := version.Best(sp, vs)
+	return byString[best.String()], ok
+}
+
+// cudnnVersion is the cudnn component's own four-part version (9.5.1.17),
+// which names the store entry; the release label (9.5.1) is the fallback.
+func cudnnVersion(m *fetch.Manifest, arts []fetch.Artifact) string {
+	for _, a := range arts {
+		if a.Component == "cudnn" && a.Version != "" {
+			return a.Version
+		}
+	}
+	return m.Version
+}
