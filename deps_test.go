@@ -24,6 +24,8 @@ var allowed = map[string][]string{
 	"internal/dirs":       {},
 	"internal/envdiff":    {},
 	"internal/config":     {},
+	"internal/export":     {},
+	"internal/each":       {},
 	"internal/modulefile": {"internal/envdiff"},
 	"internal/atomicfile": {},
 	"shell":               {},

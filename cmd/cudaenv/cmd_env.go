@@ -92,9 +92,18 @@ cmake -C that sets CMAKE_CUDA_COMPILER, CUDAToolkit_ROOT and the cuDNN paths.`,
 		{
 			Name:            "exec",
 			Usage:           "run a command with versions activated (default: the current selection)",
-			ArgsUsage:       "[VERSION [cudnn@VERSION]] [--] COMMAND [ARGS...]",
+			ArgsUsage:       "[--each LIST|all [--jobs N]] [VERSION [cudnn@VERSION]] [--] COMMAND [ARGS...]",
 			SkipFlagParsing: true,
+			Description: `--each 11.8,12.4,13.0 (or --each all) runs the command once per CUDA
+version, each with its own environment and CUDAENV_VERSION, one after
+another; --jobs N runs N at a time, each run's output kept in a log and
+shown, prefixed with its version, when it ends. A {version} in the
+arguments becomes each run's version (e.g. -B build-{version}). A table of
+exit statuses and times ends it; the exit status is 1 if any run failed.`,
 			Action: func(c *cli.Context) error {
+				if args := c.Args().Slice(); len(args) > 0 && (args[0] == "--each" || strings.HasPrefix(args[0], "--each=")) {
+					return execEach(e, args)
+				}
 				specs, cmd := splitExecArgs(c.Args().Slice())
 				if len(cmd) == 0 {
 					return errors.New("exec needs a command, e.g. cudaenv exec 12.4 -- nvcc --version")
