@@ -169,4 +169,3 @@ func printEachTable(e *env, results []each.Result, logDir string) {
 		fmt.Fprintf(e.stderr, "logs: %s\n", logDir)
 	}
 }
-
