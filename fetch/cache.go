@@ -45,19 +45,27 @@ func markCache(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return localize(err, inCache)
 	}
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		return localize(err, inCache)
-	}
-	for _, de := range des {
-		if !de.IsDir() || !slices.Contains(adoptable, de.Name()) {
-			return nil
-		}
+	if !onlyOurs(dir) {
+		return nil
 	}
 	if err := writeFileAtomic(filepath.Join(dir, CacheMarker), []byte(markerText)); err != nil {
 		return localize(err, inCache)
 	}
 	return nil
+}
+
+// onlyOurs reports whether dir holds nothing but cudaenv's own folders.
+func onlyOurs(dir string) bool {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, de := range des {
+		if !de.IsDir() || !slices.Contains(adoptable, de.Name()) {
+			return false
+		}
+	}
+	return true
 }
 
 // hasMarker reports whether dir holds cudaenv's marker as a regular file
@@ -74,10 +82,11 @@ func hasMarker(dir string) bool {
 
 // PruneCache removes the cached archives, manifests and release indexes
 // in dir (a Client.CacheDir) and returns the paths it removed. Nothing
-// else in dir is touched, and dir must carry cudaenv's marker: the folder
-// may be named by a setting (CUDAENV_CACHE_DIR=~/.cache, ..) and hold
-// other programs' files. A folder that does not exist is nothing to do.
-// Links are removed, never followed.
+// else in dir is touched, and dir must carry cudaenv's marker or hold
+// nothing but cudaenv's own folders (as a cache made before the marker
+// does): the folder may be named by a setting (CUDAENV_CACHE_DIR=~/.cache,
+// ..) and hold other programs' files. A folder that does not exist is
+// nothing to do. Links are removed, never followed.
 func PruneCache(dir string) ([]string, error) {
 	st, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -89,7 +98,7 @@ func PruneCache(dir string) ([]string, error) {
 	if !st.IsDir() && st.Mode()&fs.ModeSymlink == 0 {
 		return nil, fmt.Errorf("%s is not a folder; nothing removed", dir)
 	}
-	if !hasMarker(dir) {
+	if !hasMarker(dir) && !onlyOurs(dir) {
 		return nil, fmt.Errorf("%s does not carry cudaenv's cache marker (%s), so it may hold other programs' files; nothing removed. Point CUDAENV_CACHE_DIR at a folder of cudaenv's own, or remove its index, manifests and archives folders yourself", dir, CacheMarker)
 	}
 	var removed []string

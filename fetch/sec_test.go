@@ -479,6 +479,13 @@ func TestPruneCacheRemovesOnlyCudaenvsOwnFolders(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	t.Run("a folder with only the hook's stamps is nothing to do", func(t *testing.T) {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "stamps"), 0o755)
+		if removed, err := fetch.PruneCache(dir); err != nil || len(removed) != 0 || !exists(filepath.Join(dir, "stamps")) {
+			t.Errorf("%q %v", removed, err)
+		}
+	})
 	t.Run("a folder shared with other programs is left alone", func(t *testing.T) {
 		dir := t.TempDir() // like ~/.cache
 		os.MkdirAll(filepath.Join(dir, "pip", "http"), 0o755)
