@@ -289,7 +289,7 @@ func (o *obtainer) obtain(ctx context.Context, a *Artifact) (string, error) {
 	}
 	p, err := cachedArchive(o.dir, a)
 	if err != nil {
-		return "", fmt.Errorf("cache %s: %w", a.label(), err)
+		return "", fmt.Errorf("cache %s: %w", a.label(), localize(err, inCache))
 	}
 	if p != "" {
 		if o.prog != nil {
