@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -69,6 +70,21 @@ type Client struct {
 	// StallTimeout aborts (and retries) a transfer that receives nothing for
 	// this long; 0 means 60s.
 	StallTimeout time.Duration
+	// HeaderTimeout aborts (and retries) a request whose response headers
+	// do not come within it; 0 means 30s.
+	HeaderTimeout time.Duration
+	// MinSpeed aborts (and retries) a transfer that gets fewer than this
+	// many bytes per second over SpeedWindow; 0 means 1024, < 0 no floor.
+	MinSpeed int64
+	// SpeedWindow is the span MinSpeed is measured over; 0 means 60s.
+	SpeedWindow time.Duration
+	// DocumentTimeout bounds each attempt at the index or a manifest, from
+	// request to last byte; 0 means 2 minutes.
+	DocumentTimeout time.Duration
+	// Notice, if not nil, is told one line for each retry (what failed and
+	// what is retried when) and for each wait on another process's
+	// download of the same archive. Credentials are masked.
+	Notice func(line string)
 	// UserAgent is sent with every request; empty means "cudaenv".
 	UserAgent string
 	// Now is the clock for cache ages; nil means time.Now.
@@ -148,16 +164,35 @@ func (c *Client) retryDelay(attempt int) time.Duration {
 	return min(d, 30*time.Second)
 }
 
-func (c *Client) stallTimeout() time.Duration {
-	if c.StallTimeout > 0 {
-		return c.StallTimeout
+// limits are the timeouts of one request; documents (the index, the
+// manifests) also have a total bound.
+func (c *Client) limits(document bool) Limits {
+	l := Limits{Header: c.HeaderTimeout, Stall: c.StallTimeout, MinSpeed: c.MinSpeed, Window: c.SpeedWindow}
+	if document {
+		l.Total = c.DocumentTimeout
+		if l.Total <= 0 {
+			l.Total = 2 * time.Minute
+		}
 	}
-	return 60 * time.Second
+	return l
 }
 
+// notice passes a line to Notice, credentials masked.
+func (c *Client) notice(format string, args ...any) {
+	if c.Notice != nil {
+		c.Notice(Redact(fmt.Sprintf(format, args...)))
+	}
+}
+
+// noticeRetry says what failed and when it is tried again.
+func (c *Client) noticeRetry(what string, err error, attempt int, delay time.Duration) {
+	c.notice("%s: %v; retrying in %s (attempt %d of %d)", what, err, seconds(delay), attempt+2, c.retries()+1)
+}
+
+// defaultHTTP leaves response-header timeouts to Limits, which every
+// request goes through, whatever HTTP client the caller sets.
 var defaultHTTP = &http.Client{Transport: func() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.ResponseHeaderTimeout = 60 * time.Second
 	t.MaxIdleConnsPerHost = 16
 	return t
 }()}
@@ -169,9 +204,10 @@ func (c *Client) httpClient() *http.Client {
 	return defaultHTTP
 }
 
-// cacheKey separates the index and manifest caches of different bases.
+// cacheKey separates the index and manifest caches of different bases
+// (credentials aside: the same mirror serves every user the same files).
 func (c *Client) cacheKey() string {
-	sum := sha256.Sum256([]byte(c.base()))
+	sum := sha256.Sum256([]byte(Redact(c.base())))
 	return hex.EncodeToString(sum[:6])
 }
 
@@ -197,6 +233,15 @@ func retryable(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
+	var le *LocalError
+	var pe *fs.PathError
+	if errors.As(err, &le) || errors.As(err, &pe) {
+		return false // the disk, not the network: another try writes to the same disk
+	}
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return true
+	}
 	var se *statusError
 	if errors.As(err, &se) {
 		return se.code >= 500 || se.code == http.StatusTooManyRequests || se.code == http.StatusRequestTimeout
@@ -205,7 +250,7 @@ func retryable(err error) bool {
 	if errors.As(err, &fatal) {
 		return false
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errStalled) || errors.Is(err, context.DeadlineExceeded) ||
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, io.EOF) {
 		return true
@@ -223,8 +268,6 @@ type fatalError struct{ err error }
 
 func (e *fatalError) Error() string { return e.err.Error() }
 func (e *fatalError) Unwrap() error { return e.err }
-
-var errStalled = errors.New("transfer stalled")
 
 // sleep waits d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) error {
@@ -257,8 +300,8 @@ func filePath(u string) (string, error) {
 func isFileURL(u string) bool { return strings.HasPrefix(strings.ToLower(u), "file://") }
 
 // getSmall fetches a small document (listing, manifest) into memory, with
-// retries.
-func (c *Client) getSmall(ctx context.Context, u string) ([]byte, error) {
+// retries; what names it in notices.
+func (c *Client) getSmall(ctx context.Context, what, u string) ([]byte, error) {
 	if isFileURL(u) {
 		p, err := filePath(u)
 		if err != nil {
@@ -279,6 +322,7 @@ func (c *Client) getSmall(ctx context.Context, u string) ([]byte, error) {
 		if !retryable(err) || attempt >= c.retries() {
 			return nil, last
 		}
+		c.noticeRetry(what, err, attempt, c.retryDelay(attempt))
 		if err := sleep(ctx, c.retryDelay(attempt)); err != nil {
 			return nil, err
 		}
@@ -293,7 +337,7 @@ func (c *Client) getOnce(ctx context.Context, u string) ([]byte, error) {
 		return nil, err
 	}
 	c.setHeaders(req)
-	resp, err := c.httpClient().Do(req)
+	resp, err := c.limits(true).Do(c.httpClient(), req)
 	if err != nil {
 		return nil, err
 	}
@@ -359,14 +403,19 @@ func (c *Client) indexPath(p Product) string {
 // cached for IndexTTL; refresh asks the server anyway. Offline uses the
 // cache whatever its age.
 func (c *Client) Releases(ctx context.Context, p Product, refresh bool) ([]string, error) {
+	vs, err := c.releases(ctx, p, refresh)
+	return vs, RedactError(err)
+}
+
+func (c *Client) releases(ctx context.Context, p Product, refresh bool) ([]string, error) {
 	if err := checkProduct(p); err != nil {
 		return nil, err
 	}
 	var cached *indexCache
 	if c.CacheDir != "" {
-		if data, err := os.ReadFile(c.indexPath(p)); err == nil {
+		if data, err := readCacheFile(c.indexPath(p)); err == nil {
 			var ic indexCache
-			if json.Unmarshal(data, &ic) == nil && ic.Base == c.base() && len(ic.Releases) > 0 {
+			if json.Unmarshal(data, &ic) == nil && ic.Base == Redact(c.base()) && len(ic.Releases) > 0 {
 				cached = &ic
 			}
 		}
@@ -384,7 +433,7 @@ func (c *Client) Releases(ctx context.Context, p Product, refresh bool) ([]strin
 		}
 	}
 	u := c.ProductURL(p)
-	listing, err := c.getSmall(ctx, u)
+	listing, err := c.getSmall(ctx, "list "+string(p)+" releases", u)
 	if err != nil {
 		return nil, fmt.Errorf("list %s releases: %w: %s", p, err, u)
 	}
@@ -393,8 +442,8 @@ func (c *Client) Releases(ctx context.Context, p Product, refresh bool) ([]strin
 		return nil, fmt.Errorf("list %s releases: no redistrib_<version>.json links in %s", p, u)
 	}
 	if c.CacheDir != "" {
-		data, _ := json.MarshalIndent(indexCache{Base: c.base(), Fetched: c.now().UTC(), Releases: vs}, "", "  ")
-		if err := atomicfile.Write(c.indexPath(p), data, 0o600); err != nil {
+		data, _ := json.MarshalIndent(indexCache{Base: Redact(c.base()), Fetched: c.now().UTC(), Releases: vs}, "", "  ")
+		if err := c.writeCache(c.indexPath(p), data); err != nil {
 			return nil, fmt.Errorf("cache %s release index: %w", p, err)
 		}
 	}
@@ -417,6 +466,11 @@ func (c *Client) manifestPath(p Product, version string) string {
 // younger than IndexTTL is used without asking the server, and Offline uses
 // it whatever its age.
 func (c *Client) Manifest(ctx context.Context, p Product, version string) (*Manifest, error) {
+	m, err := c.manifest(ctx, p, version)
+	return m, RedactError(err)
+}
+
+func (c *Client) manifest(ctx context.Context, p Product, version string) (*Manifest, error) {
 	if err := checkProduct(p); err != nil {
 		return nil, err
 	}
@@ -428,10 +482,10 @@ func (c *Client) Manifest(ctx context.Context, p Product, version string) (*Mani
 	var data []byte
 	if c.CacheDir != "" {
 		cp := c.manifestPath(p, version)
-		if st, err := os.Stat(cp); err == nil {
+		if st, err := os.Lstat(cp); err == nil {
 			age := c.now().Sub(st.ModTime())
 			if c.Offline || (age >= 0 && age < IndexTTL) {
-				if d, err := os.ReadFile(cp); err == nil {
+				if d, err := readCacheFile(cp); err == nil {
 					data = d
 				}
 			}
@@ -443,7 +497,7 @@ func (c *Client) Manifest(ctx context.Context, p Product, version string) (*Mani
 			return nil, fmt.Errorf("%w: %s %s manifest is not in the cache; run without --offline", ErrOffline, p, version)
 		}
 		var err error
-		data, err = c.getSmall(ctx, u)
+		data, err = c.getSmall(ctx, "get "+string(p)+" "+version+" manifest", u)
 		if err != nil {
 			var se *statusError
 			if errors.As(err, &se) && se.code == http.StatusNotFound {
@@ -461,7 +515,7 @@ func (c *Client) Manifest(ctx context.Context, p Product, version string) (*Mani
 	}
 	if !fromCache && c.CacheDir != "" {
 		cp := c.manifestPath(p, version)
-		if err := atomicfile.Write(cp, data, 0o600); err != nil {
+		if err := c.writeCache(cp, data); err != nil {
 			return nil, fmt.Errorf("cache %s %s manifest: %w", p, version, err)
 		}
 		now := c.now()
@@ -469,4 +523,16 @@ func (c *Client) Manifest(ctx context.Context, p Product, version string) (*Mani
 	}
 	m.setURLs(c.ProductURL(p))
 	return m, nil
+}
+
+// writeCache writes a file of the cache, marking the cache folder first
+// if it is new.
+func (c *Client) writeCache(name string, data []byte) error {
+	if err := markCache(c.CacheDir); err != nil {
+		return err
+	}
+	return localize(atomicfile.WriteWith(name, 0o600, func(f *os.File) error {
+		_, err := cacheWrite(f, data)
+		return err
+	}), inCache)
 }

@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"time"
 )
 
 // label names an artifact in messages: "cuda_nvcc 12.4.131", "cudnn 9.5.1.17 (cuda12)".
@@ -36,10 +34,11 @@ func short(h string) string {
 // cachedArchive returns the path of a's verified archive in dir, or "" when
 // it is not there (or no longer matches, in which case it is removed).
 // A cached archive is re-hashed before use: the cache directory is not
-// trusted more than the network.
+// trusted more than the network. Only a regular file counts: a link at
+// the name is removed, not followed.
 func cachedArchive(dir string, a *Artifact) (string, error) {
 	p := filepath.Join(dir, a.SHA256)
-	st, err := os.Stat(p)
+	st, err := os.Lstat(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -59,7 +58,7 @@ func cachedArchive(dir string, a *Artifact) (string, error) {
 }
 
 func hashFile(p string) (string, error) {
-	f, err := os.Open(p)
+	f, err := openNoFollow(p, os.O_RDONLY)
 	if err != nil {
 		return "", err
 	}
@@ -74,13 +73,14 @@ func hashFile(p string) (string, error) {
 }
 
 // download puts a verified copy of a at dir/<sha256>, resuming from
-// dir/<sha256>.part, and returns its path.
+// dir/<sha256>.part, and returns its path. The caller holds the archive's
+// lock, so no other process writes the part file meanwhile.
 func (c *Client) download(ctx context.Context, a *Artifact, dir string, prog Progress) (string, error) {
 	final := filepath.Join(dir, a.SHA256)
 	part := final + ".part"
-	f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openCacheFile(part, os.O_RDWR)
 	if err != nil {
-		return "", fmt.Errorf("download %s: %w", a.label(), err)
+		return "", fmt.Errorf("download %s: %w", a.label(), localize(err, inCache))
 	}
 	defer func() {
 		if f != nil {
@@ -89,7 +89,7 @@ func (c *Client) download(ctx context.Context, a *Artifact, dir string, prog Pro
 	}()
 	d := &dl{c: c, a: a, f: f, prog: prog}
 	if err := d.resumeState(); err != nil {
-		return "", fmt.Errorf("download %s: %w", a.label(), err)
+		return "", fmt.Errorf("download %s: %w", a.label(), localize(err, inCache))
 	}
 	restarted := false
 	for attempt := 0; ; attempt++ {
@@ -106,7 +106,7 @@ func (c *Client) download(ctx context.Context, a *Artifact, dir string, prog Pro
 					continue
 				}
 				os.Remove(part)
-				return "", fmt.Errorf("verify %s: sha256 mismatch (want %s, got %s): %s", a.Component, short(a.SHA256), short(got), a.URL)
+				return "", fmt.Errorf("verify %s: sha256 mismatch (want %s, got %s): %s", a.Component, short(a.SHA256), short(got), Redact(a.URL))
 			}
 			break
 		}
@@ -118,22 +118,35 @@ func (c *Client) download(ctx context.Context, a *Artifact, dir string, prog Pro
 		}
 		var se *statusError
 		if errors.As(err, &se) && se.code == http.StatusNotFound {
-			return "", fmt.Errorf("download %s: %s: %s", a.label(), se.status, a.URL)
+			return "", fmt.Errorf("download %s: %s: %s", a.label(), se.status, Redact(a.URL))
+		}
+		var le *LocalError
+		if errors.As(err, &le) {
+			if isNoSpace(err) {
+				// Give the space back: a resume would need it again anyway.
+				f.Close()
+				f = nil
+				if os.Remove(part) == nil {
+					le.Hint = "the partial download was removed; " + le.Hint
+				}
+			}
+			return "", fmt.Errorf("download %s: %w", a.label(), err)
 		}
 		if !retryable(err) || attempt >= c.retries() {
-			return "", fmt.Errorf("download %s: %w: %s", a.label(), err, a.URL)
+			return "", fmt.Errorf("download %s: %w: %s", a.label(), err, Redact(a.URL))
 		}
+		c.noticeRetry("download "+a.label(), err, attempt, c.retryDelay(attempt))
 		if err := sleep(ctx, c.retryDelay(attempt)); err != nil {
 			return "", err
 		}
 	}
 	if err := f.Close(); err != nil {
 		f = nil
-		return "", fmt.Errorf("download %s: %w", a.label(), err)
+		return "", fmt.Errorf("download %s: %w", a.label(), localize(err, inCache))
 	}
 	f = nil
 	if err := os.Rename(part, final); err != nil {
-		return "", fmt.Errorf("download %s: %w", a.label(), err)
+		return "", fmt.Errorf("download %s: %w", a.label(), localize(err, inCache))
 	}
 	return final, nil
 }
@@ -206,13 +219,6 @@ func (d *dl) transfer(ctx context.Context) error {
 	if isFileURL(d.a.URL) {
 		return d.fromFile()
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var stalled atomic.Bool
-	stall := d.c.stallTimeout()
-	timer := time.AfterFunc(stall, func() { stalled.Store(true); cancel() })
-	defer timer.Stop()
-
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.a.URL, nil)
 	if err != nil {
 		return &fatalError{err}
@@ -221,11 +227,8 @@ func (d *dl) transfer(ctx context.Context) error {
 	if d.off > 0 {
 		req.Header.Set("Range", "bytes="+strconv.FormatInt(d.off, 10)+"-")
 	}
-	resp, err := d.c.httpClient().Do(req)
+	resp, err := d.c.limits(false).Do(d.c.httpClient(), req)
 	if err != nil {
-		if stalled.Load() {
-			return errStalled
-		}
 		return err
 	}
 	defer resp.Body.Close()
@@ -260,11 +263,7 @@ func (d *dl) transfer(ctx context.Context) error {
 	default:
 		return &statusError{resp.StatusCode, resp.Status}
 	}
-	err = d.copyFrom(resp.Body, func() { timer.Reset(stall) })
-	if err != nil && stalled.Load() {
-		return errStalled
-	}
-	return err
+	return d.copyFrom(resp.Body)
 }
 
 func (d *dl) fromFile() error {
@@ -290,23 +289,22 @@ func (d *dl) fromFile() error {
 	if _, err := src.Seek(d.off, io.SeekStart); err != nil {
 		return err
 	}
-	return d.copyFrom(src, func() {})
+	return d.copyFrom(src)
 }
 
 // copyFrom appends r to f and the hash, never past the expected size.
-func (d *dl) copyFrom(r io.Reader, tick func()) error {
+func (d *dl) copyFrom(r io.Reader) error {
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			tick()
 			if d.off+int64(n) > d.a.Size {
 				return &fatalError{fmt.Errorf("size mismatch (want %d, server sent more)", d.a.Size)}
 			}
-			if _, werr := d.f.Write(buf[:n]); werr != nil {
-				return &fatalError{werr}
+			if _, werr := cacheWrite(d.f, buf[:n]); werr != nil {
+				return &fatalError{localize(werr, inCache)}
 			}
 			d.h.Write(buf[:n])
 			d.off += int64(n)
@@ -325,6 +323,9 @@ func (d *dl) copyFrom(r io.Reader, tick func()) error {
 		}
 	}
 }
+
+// cacheWrite writes to a cache file; tests replace it to fake a full disk.
+var cacheWrite = (*os.File).Write
 
 // parseContentRange parses "bytes start-end/total" (total may be "*": -1).
 func parseContentRange(s string) (start, total int64, ok bool) {

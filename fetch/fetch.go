@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -43,10 +44,13 @@ type InstalledComponent struct {
 //
 // A cached archive is re-hashed before it is used; a partial download
 // (CacheDir/archives/<sha256>.part) is resumed with an HTTP Range request.
-// Callers must not run two Fetches sharing a CacheDir on the same archive
-// at once (cudaenv's store lock serialises installs). On error dest holds
-// an unspecified part of the tree and should be discarded.
+// Fetches sharing a CacheDir, in this process or others, take turns on
+// each archive (CacheDir/archives/<sha256>.lock): the second waits and
+// reuses what the first downloaded. On error dest holds an unspecified
+// part of the tree and should be discarded; failures of this machine (a
+// full disk) are *LocalError, and no error carries credentials.
 func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *Result, err error) {
+	defer func() { err = RedactError(err) }()
 	if len(arts) == 0 {
 		return nil, errors.New("fetch: no artifacts")
 	}
@@ -69,14 +73,18 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		return nil, err
 	}
 	if err := os.MkdirAll(dest, 0o755); err != nil {
-		return nil, fmt.Errorf("fetch: %w", err)
+		return nil, fmt.Errorf("fetch: %w", localize(err, inDest))
 	}
 
 	archiveDir := ""
 	if c.CacheDir != "" {
+		if !c.Offline {
+			// Best effort: a read-only cache holding every archive still works.
+			_ = markCache(c.CacheDir)
+		}
 		archiveDir = filepath.Join(c.CacheDir, "archives")
 		if err := os.MkdirAll(archiveDir, 0o755); err != nil {
-			return nil, fmt.Errorf("fetch: %w", err)
+			return nil, fmt.Errorf("fetch: %w", localize(err, inCache))
 		}
 	} else {
 		if c.Offline {
@@ -84,7 +92,7 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		}
 		archiveDir, err = os.MkdirTemp("", "cudaenv-fetch-")
 		if err != nil {
-			return nil, fmt.Errorf("fetch: %w", err)
+			return nil, fmt.Errorf("fetch: %w", localize(err, inCache))
 		}
 		defer os.RemoveAll(archiveDir)
 	}
@@ -135,7 +143,7 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 	sort.SliceStable(order, func(i, j int) bool { return arts[order[i]].Size > arts[order[j]].Size })
 
 	ready := &readyQueue{arts: arts, signal: make(chan struct{}, len(arts))}
-	obtain := &obtainer{c: c, dir: archiveDir, prog: prog, done: map[string]*obtained{}}
+	obtain := &obtainer{c: c, dir: archiveDir, prog: prog, done: map[string]*obtained{}, shared: c.CacheDir != ""}
 
 	var dlWG, exWG sync.WaitGroup
 	todo := make(chan int, len(arts))
@@ -179,7 +187,7 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 				a := &arts[i]
 				if err := m.extract(ctx, u, p, a, i); err != nil {
 					if ctx.Err() == nil {
-						fail(fmt.Errorf("extract %s: %w (%s)", a.label(), err, filepath.Base(a.RelativePath)))
+						fail(fmt.Errorf("extract %s: %w (%s)", a.label(), localize(err, inDest), filepath.Base(a.RelativePath)))
 					}
 					return
 				}
@@ -236,11 +244,12 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 
 // obtainer gets each distinct archive once, from the cache or the network.
 type obtainer struct {
-	c    *Client
-	dir  string
-	prog Progress
-	mu   sync.Mutex
-	done map[string]*obtained
+	c      *Client
+	dir    string
+	prog   Progress
+	shared bool // dir is a cache other processes may use at once
+	mu     sync.Mutex
+	done   map[string]*obtained
 }
 
 type obtained struct {
@@ -262,9 +271,25 @@ func (o *obtainer) get(ctx context.Context, a *Artifact) (string, error) {
 }
 
 func (o *obtainer) obtain(ctx context.Context, a *Artifact) (string, error) {
+	if o.shared && !o.c.Offline {
+		unlock, err := lockArchive(ctx, o.dir, a.SHA256, func() {
+			o.c.notice("%s: waiting for another download of the same archive to finish", a.label())
+		})
+		switch {
+		case err == nil:
+			defer unlock()
+		case ctx.Err() != nil:
+			return "", ctx.Err()
+		case isReadOnly(err) || errors.Is(err, fs.ErrPermission):
+			// A cache this user cannot write: nothing can be downloaded
+			// into it either, but archives already there can be used.
+		default:
+			return "", fmt.Errorf("cache %s: %w", a.label(), localize(err, inCache))
+		}
+	}
 	p, err := cachedArchive(o.dir, a)
 	if err != nil {
-		return "", fmt.Errorf("cache %s: %w", a.label(), err)
+		return "", fmt.Errorf("cache %s: %w", a.label(), localize(err, inCache))
 	}
 	if p != "" {
 		if o.prog != nil {

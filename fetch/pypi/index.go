@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cudaenv/cudaenv/fetch"
 )
 
 // DefaultIndex is the public PyPI simple index.
@@ -43,13 +45,25 @@ type Index struct {
 	retries   int
 	backoff   time.Duration
 	accept    string
+	limits    fetch.Limits
+	notice    func(string)
 }
 
 // IndexOption configures an Index.
 type IndexOption func(*Index)
 
-// WithHTTPClient sets the HTTP client (default: one with a 60 s timeout).
+// WithHTTPClient sets the HTTP client; the limits (WithLimits) apply to it
+// too.
 func WithHTTPClient(c *http.Client) IndexOption { return func(ix *Index) { ix.client = c } }
+
+// WithLimits sets the timeouts of each request: response headers, stalls,
+// the speed floor, the total (default: fetch's defaults and a total of
+// 60s).
+func WithLimits(l fetch.Limits) IndexOption { return func(ix *Index) { ix.limits = l } }
+
+// WithNotice sets a function told one line for each retry: what failed
+// and when it is tried again (credentials masked).
+func WithNotice(f func(line string)) IndexOption { return func(ix *Index) { ix.notice = f } }
 
 // WithUserAgent sets the User-Agent header sent with index requests.
 func WithUserAgent(ua string) IndexOption { return func(ix *Index) { ix.userAgent = ua } }
@@ -82,7 +96,8 @@ func NewIndex(baseURL string, opts ...IndexOption) (*Index, error) {
 	u.RawQuery, u.Fragment = "", ""
 	ix := &Index{
 		base:      u,
-		client:    &http.Client{Timeout: 60 * time.Second},
+		client:    http.DefaultClient,
+		limits:    fetch.Limits{Total: 60 * time.Second},
 		userAgent: "cudaenv",
 		retries:   2,
 		backoff:   500 * time.Millisecond,
@@ -94,9 +109,9 @@ func NewIndex(baseURL string, opts ...IndexOption) (*Index, error) {
 	return ix, nil
 }
 
-// URL returns the index base URL, always ending in '/', with any password
-// masked: it is for messages.
-func (ix *Index) URL() string { return ix.base.Redacted() }
+// URL returns the index base URL, always ending in '/', with any
+// credentials masked (fetch.Redact): it is for messages and receipts.
+func (ix *Index) URL() string { return fetch.Redact(ix.base.String()) }
 
 // File is one distribution file listed on a project page.
 type File struct {
@@ -110,7 +125,7 @@ type File struct {
 // Page is a project's file list.
 type Page struct {
 	Project string // normalized name
-	URL     string // the page URL the files were read from (after redirects), password masked
+	URL     string // the page URL the files were read from (after redirects), credentials masked
 	Files   []File
 }
 
@@ -121,18 +136,27 @@ func (ix *Index) ProjectURL(project string) string {
 }
 
 // Project fetches and parses a project's page. It asks for the JSON form and
-// accepts the HTML form from servers that only have that.
+// accepts the HTML form from servers that only have that. Errors carry no
+// credentials.
 func (ix *Index) Project(ctx context.Context, project string) (*Page, error) {
+	page, err := ix.project(ctx, project)
+	return page, fetch.RedactError(err)
+}
+
+func (ix *Index) project(ctx context.Context, project string) (*Page, error) {
 	name := NormalizeProject(project)
 	if name == "" || strings.ContainsAny(name, "/?#%\\") {
 		return nil, fmt.Errorf("project name %q is not valid", project)
 	}
 	pageURL := ix.ProjectURL(name)
-	shown := redact(pageURL)
+	shown := fetch.Redact(pageURL)
 	var lastErr error
 	delay := ix.backoff
 	for attempt := 0; attempt <= ix.retries; attempt++ {
 		if attempt > 0 {
+			if ix.notice != nil {
+				ix.notice(fetch.Redact(fmt.Sprintf("%v; retrying in %s (attempt %d of %d)", lastErr, delay, attempt+1, ix.retries+1)))
+			}
 			select {
 			case <-ctx.Done():
 				return nil, fmt.Errorf("read %s: %w", shown, ctx.Err())
@@ -153,14 +177,14 @@ func (ix *Index) Project(ctx context.Context, project string) (*Page, error) {
 }
 
 func (ix *Index) fetchPage(ctx context.Context, name, pageURL string) (page *Page, retry bool, err error) {
-	shown := redact(pageURL)
+	shown := fetch.Redact(pageURL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pageURL, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("read %s: %w", shown, err)
 	}
 	req.Header.Set("Accept", ix.accept)
 	ix.setHeaders(req)
-	resp, err := ix.client.Do(req)
+	resp, err := ix.limits.Do(ix.client, req)
 	if err != nil {
 		return nil, true, fmt.Errorf("read %s: %w", shown, err)
 	}
@@ -185,7 +209,7 @@ func (ix *Index) fetchPage(ctx context.Context, name, pageURL string) (page *Pag
 	if err != nil {
 		return nil, false, fmt.Errorf("read %s: %w", shown, err)
 	}
-	return &Page{Project: name, URL: finalURL.Redacted(), Files: files}, false, nil
+	return &Page{Project: name, URL: fetch.Redact(finalURL.String()), Files: files}, false, nil
 }
 
 // ParsePage parses a project page body in the form its content type names
@@ -457,7 +481,7 @@ func stripTags(s string) string {
 func (ix *Index) fileSize(ctx context.Context, rawURL string) int64 {
 	if req, err := http.NewRequestWithContext(ctx, http.MethodHead, rawURL, nil); err == nil {
 		ix.setHeaders(req)
-		if resp, err := ix.client.Do(req); err == nil {
+		if resp, err := ix.limits.Do(ix.client, req); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK && resp.ContentLength > 0 {
 				return resp.ContentLength
@@ -470,7 +494,7 @@ func (ix *Index) fileSize(ctx context.Context, rawURL string) int64 {
 	}
 	ix.setHeaders(req)
 	req.Header.Set("Range", "bytes=0-0")
-	resp, err := ix.client.Do(req)
+	resp, err := ix.limits.Do(ix.client, req)
 	if err != nil {
 		return 0
 	}
@@ -493,13 +517,4 @@ func (ix *Index) setHeaders(req *http.Request) {
 	if ix.userAgent != "" {
 		req.Header.Set("User-Agent", ix.userAgent)
 	}
-}
-
-// redact masks the password of a URL for messages.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Redacted()
 }

@@ -15,6 +15,15 @@ import (
 // the file's mode (umask not applied). On error path is untouched and no
 // temporary file is left behind.
 func Write(path string, data []byte, perm fs.FileMode) error {
+	return WriteWith(path, perm, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// WriteWith is Write with the content written by write, for callers that
+// write through their own function (fetch counts and fakes disk errors).
+func WriteWith(path string, perm fs.FileMode, write func(*os.File) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -24,7 +33,7 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(data)
+	werr := write(f)
 	merr := f.Chmod(perm)
 	cerr := f.Close()
 	if err := errors.Join(werr, merr, cerr); err != nil {

@@ -1,0 +1,20 @@
+package fetch
+
+import (
+	"os"
+	"sync/atomic"
+)
+
+// FailCacheWrites makes writes to cache files fail with err once n bytes
+// have gone through (a full disk, a read-only remount); the returned
+// function restores them. Tests using it must not run in parallel.
+func FailCacheWrites(n int64, err error) (restore func()) {
+	var written atomic.Int64
+	cacheWrite = func(f *os.File, b []byte) (int, error) {
+		if written.Add(int64(len(b))) > n {
+			return 0, &os.PathError{Op: "write", Path: f.Name(), Err: err}
+		}
+		return f.Write(b)
+	}
+	return func() { cacheWrite = (*os.File).Write }
+}

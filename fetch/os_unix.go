@@ -1,0 +1,47 @@
+//go:build !windows
+
+package fetch
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+const oNoFollow = syscall.O_NOFOLLOW
+
+// isLinkLoop reports the error O_NOFOLLOW gives for a symlink.
+func isLinkLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
+
+// linkCount is the number of names of a file.
+func linkCount(st fs.FileInfo) uint64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return uint64(s.Nlink)
+	}
+	return 1
+}
+
+func isNoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+func isReadOnly(err error) bool { return errors.Is(err, syscall.EROFS) }
+
+// tryLockFile takes an exclusive lock on f if no one holds it.
+func tryLockFile(f *os.File) (bool, error) {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch err {
+		case nil:
+			return true, nil
+		case syscall.EWOULDBLOCK:
+			return false, nil
+		case syscall.EINTR:
+			continue
+		}
+		return false, &fs.PathError{Op: "lock", Path: f.Name(), Err: err}
+	}
+}
+
+func unlockFile(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
