@@ -200,3 +200,21 @@ func lockArchive(ctx context.Context, dir, sha string, notice func()) (unlock fu
 		delay = min(2*delay, 500*time.Millisecond)
 	}
 }
+
+// CacheUsage is the bytes of the files in dir's cudaenv folders (the
+// archives, manifests and release indexes that PruneCache removes).
+// Links are not followed.
+func CacheUsage(dir string) int64 {
+	var n int64
+	for _, sub := range cacheFolders {
+		filepath.WalkDir(filepath.Join(dir, sub), func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if fi, err := d.Info(); err == nil {
+					n += fi.Size()
+				}
+			}
+			return nil
+		})
+	}
+	return n
+}

@@ -58,20 +58,45 @@ func installCommands(e *env) []*cli.Command {
 		{
 			Name:  "cache",
 			Usage: "manage the download cache",
-			Subcommands: []*cli.Command{{
-				Name:  "prune",
-				Usage: "remove every cached download, manifest and index",
-				Action: func(c *cli.Context) error {
-					if c.NArg() > 0 {
-						return errors.New("cache prune takes no arguments; it empties the whole download cache")
-					}
-					if err := os.RemoveAll(e.dirs.Cache); err != nil {
-						return fmt.Errorf("cache prune: %w", err)
-					}
-					fmt.Fprintf(e.stdout, "emptied %s\n", e.dirs.Cache)
-					return nil
+			Subcommands: []*cli.Command{
+				{
+					Name:  "prune",
+					Usage: "remove cudaenv's cached downloads, manifests and indexes, and say how much that freed",
+					Action: func(c *cli.Context) error {
+						if c.NArg() > 0 {
+							return errors.New("cache prune takes no arguments; it empties the whole download cache")
+						}
+						freed, err := install.PruneCache(e.dirs.Cache)
+						if err != nil {
+							return fmt.Errorf("cache prune: %w", err)
+						}
+						fmt.Fprintf(e.stdout, "freed %s in %s\n", humanBytes(freed), e.dirs.Cache)
+						return nil
+					},
 				},
-			}},
+				{
+					Name:  "dir",
+					Usage: "print the download cache's folder",
+					Action: func(c *cli.Context) error {
+						if c.NArg() > 0 {
+							return errors.New("cache dir takes no arguments")
+						}
+						fmt.Fprintln(e.stdout, e.dirs.Cache)
+						return nil
+					},
+				},
+				{
+					Name:  "size",
+					Usage: "print how much the cached downloads take",
+					Action: func(c *cli.Context) error {
+						if c.NArg() > 0 {
+							return errors.New("cache size takes no arguments")
+						}
+						fmt.Fprintf(e.stdout, "%s\t%s\n", humanBytes(install.CacheUsage(e.dirs.Cache)), e.dirs.Cache)
+						return nil
+					},
+				},
+			},
 		},
 	}
 }
@@ -107,6 +132,7 @@ func (e *env) installer(c *cli.Context, source string, quiet bool) (*install.Ins
 		Driver:    func(ctx context.Context) string { return e.host(true).Driver(ctx).Version },
 		Reporter:  &installReport{e: e, quiet: quiet},
 		Changed:   func() { afterStoreChange(e) },
+		Notice:    func(line string) { fmt.Fprintf(e.stderr, "cudaenv: %s\n", line) },
 	})
 }
 

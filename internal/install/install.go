@@ -54,6 +54,9 @@ type Options struct {
 	// Changed runs after an install changed the store (the CLI refreshes
 	// the shims there).
 	Changed func()
+	// Notice, if not nil, hears one line per retry of a download or an
+	// index request (what failed, what happens next).
+	Notice func(line string)
 }
 
 // Installer plans and carries out installs with one set of Options.
@@ -72,6 +75,7 @@ func New(o Options) (*Installer, error) {
 		CacheDir: o.CacheDir,
 		Offline:  o.Offline,
 		Jobs:     o.Jobs,
+		Notice:   o.Notice,
 	}}, nil
 }
 
@@ -345,9 +349,25 @@ func (in *Installer) pypiIndex() (*pypi.Index, error) {
 	if in.opts.UserAgent != "" {
 		opts = append(opts, pypi.WithUserAgent(in.opts.UserAgent))
 	}
+	if in.opts.Notice != nil {
+		opts = append(opts, pypi.WithNotice(in.opts.Notice))
+	}
 	idx, err := pypi.NewIndex(base, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("CUDAENV_PYPI_INDEX: %w", err)
 	}
 	return idx, nil
 }
+
+// PruneCache empties cudaenv's folders in the download cache dir and
+// returns the bytes it freed. A folder that is not cudaenv's is refused.
+func PruneCache(dir string) (int64, error) {
+	before := fetch.CacheUsage(dir)
+	if _, err := fetch.PruneCache(dir); err != nil {
+		return 0, err
+	}
+	return before - fetch.CacheUsage(dir), nil
+}
+
+// CacheUsage is the bytes cudaenv's downloads take in the cache dir.
+func CacheUsage(dir string) int64 { return fetch.CacheUsage(dir) }

@@ -2,7 +2,6 @@ package install
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -588,25 +587,6 @@ func TestReleasesMarkInstalledOnes(t *testing.T) {
 	}
 	if got := CachedReleases(t.TempDir(), version.Cudnn); len(got) != 0 {
 		t.Errorf("an empty cache lists %v", got)
-	}
-}
-
-func TestUnreachable(t *testing.T) {
-	tests := []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"a refused connection", errors.New("dial tcp 127.0.0.1:9: connect: connection refused"), true},
-		{"an unknown host", errors.New("lookup developer.download.nvidia.com: no such host"), true},
-		{"an answer with an error status", errors.New("404 Not Found"), false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := unreachable(tt.err); got != tt.want {
-				t.Errorf("unreachable(%v) = %v", tt.err, got)
-			}
-		})
 	}
 }
 

@@ -2,9 +2,7 @@ package install
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
@@ -58,15 +56,17 @@ func (in *Installer) Plan(ctx context.Context, sp version.Spec, t Target) (*Plan
 		// Ask NVIDIA once, briefly: an unreachable server means PyPI.
 		probe := *in.client
 		probe.Retries, probe.RetryDelay = 1, 200*time.Millisecond
+		// A server that accepts and then says nothing means PyPI too.
+		probe.HeaderTimeout, probe.DocumentTimeout = 10*time.Second, 30*time.Second
 		pl, err := in.planNVIDIA(ctx, &probe, p, sp, t)
-		if err != nil && unreachable(err) && !in.client.Offline {
+		if err != nil && fetch.Unreachable(err) && !in.client.Offline {
 			in.event(FallbackToPyPI{Err: err})
 			return in.planPyPI(ctx, p, sp, t)
 		}
 		return pl, err
 	}
 	pl, err := in.planNVIDIA(ctx, in.client, p, sp, t)
-	if err != nil && unreachable(err) {
+	if err != nil && fetch.Unreachable(err) {
 		err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
 	}
 	return pl, err
@@ -98,7 +98,7 @@ func (in *Installer) planNVIDIA(ctx context.Context, client *fetch.Client, p fet
 	}
 	pl := &Plan{
 		Artifacts: arts,
-		Receipt:   store.Receipt{Source: "nvidia", URL: url, Platform: sel.Platform, Profile: sel.Profile, ManifestSHA256: m.SHA256},
+		Receipt:   store.Receipt{Source: "nvidia", URL: fetch.Redact(url), Platform: sel.Platform, Profile: sel.Profile, ManifestSHA256: m.SHA256},
 		reselect: func(ids []string) ([]fetch.Artifact, error) {
 			s := sel
 			s.Profile, s.Components = "", ids
@@ -132,19 +132,6 @@ func (pl *Plan) setName(p fetch.Product, rel, cudnnVer string, cudaMajor int) er
 	}
 	pl.Kind, pl.Name, pl.Label = store.CUDA, v.String(), "CUDA "+v.String()
 	return nil
-}
-
-// unreachable reports whether err means NVIDIA's server could not be
-// reached at all (as opposed to answering with an error).
-func unreachable(err error) bool {
-	if errors.Is(err, fetch.ErrOffline) {
-		return false
-	}
-	var ne net.Error
-	var oe *net.OpError
-	var dnsErr *net.DNSError
-	return errors.As(err, &ne) || errors.As(err, &oe) || errors.As(err, &dnsErr) ||
-		strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "no such host")
 }
 
 // pickRelease finds the newest release matching the spec.
