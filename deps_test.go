@@ -20,13 +20,14 @@ var allowed = map[string][]string{
 
 	// Leaves: pure logic and data, no cudaenv imports (compat's test
 	// reads its own generator).
-	"internal/version": {},
-	"internal/dirs":    {},
-	"internal/envdiff": {},
-	"internal/config":  {},
-	"shell":            {},
-	"completions":      {},
-	"compat":           {"compat/internal/gen"}, // its test checks the generated tables
+	"internal/version":  {},
+	"internal/dirs":     {},
+	"internal/envdiff":  {},
+	"internal/config":   {},
+	"internal/termsafe": {},
+	"shell":             {},
+	"completions":       {},
+	"compat":            {"compat/internal/gen"}, // its test checks the generated tables
 
 	"internal/resolve":  {"internal/version"},
 	"store":             {"internal/dirs", "internal/version"},
