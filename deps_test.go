@@ -31,9 +31,9 @@ var allowed = map[string][]string{
 
 	"internal/resolve":  {"internal/version"},
 	"store":             {"internal/dirs", "internal/version"},
-	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "shell"},
+	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
-	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
+	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/termsafe", "internal/version", "store"},
 
 	"fetch":                                  {"fetch/fetchtest", "internal/version"}, // its tests use the mirror
 	"fetch/fetchtest":                        {"fetch"},
