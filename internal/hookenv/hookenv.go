@@ -82,7 +82,7 @@ func Warn(w io.Writer, msg string) {
 
 func warnState(w io.Writer, err error) {
 	if err != nil {
-		Warn(w, "ignoring "+envdiff.StateVar+", which cudaenv did not write: "+err.Error()+"; what it lists is left as it is")
+		Warn(w, "ignoring "+envdiff.StateVar+", which cudaenv did not write: "+err.Error()+"; nothing it lists is taken back")
 	}
 }
 
