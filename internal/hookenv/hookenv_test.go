@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -142,7 +141,7 @@ func TestTheHookEscapesWhatItPrints(t *testing.T) {
 func TestAFileThatIsNotRegularFallsThroughWithOneWarning(t *testing.T) {
 	d := hookDirs(t)
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, ".cuda-version"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(dir, ".cuda-version")); err != nil {
 		t.Skip(err)
 	}
 	stdout, stderr := runHook(t, d, dir, envdiff.Env{"PATH": "/usr/bin"})

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -211,14 +210,14 @@ func TestFilesThatAreNotRegularAreSkippedWithAWarning(t *testing.T) {
 		want string
 	}{
 		{"a named pipe", func(t *testing.T, p string) {
-			if err := syscall.Mkfifo(p, 0o644); err != nil {
+			if err := mkfifo(p); err != nil {
 				t.Skip(err)
 			}
 		}, "not a regular file (a named pipe); skipped"},
 		{"a symlink to /dev/zero", func(t *testing.T, p string) { symlink(t, "/dev/zero", p) }, "not a regular file (a device); skipped"},
 		{"a symlink to a named pipe", func(t *testing.T, p string) {
 			fifo := filepath.Join(t.TempDir(), "fifo")
-			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			if err := mkfifo(fifo); err != nil {
 				t.Skip(err)
 			}
 			symlink(t, fifo, p)
