@@ -31,12 +31,13 @@ var allowed = map[string][]string{
 	"shell":               {},
 	"completions":         {},
 	"compat":              {"compat/internal/gen"}, // its test checks the generated tables
+	"internal/termsafe":   {},
 
 	"internal/resolve":  {"internal/version"},
 	"store":             {"internal/dirs", "internal/version"},
-	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "shell"},
+	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
-	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
+	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/termsafe", "internal/version", "store"},
 
 	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/version"}, // its tests use the mirror
 	"fetch/fetchtest":                        {"fetch"},

@@ -26,9 +26,17 @@ func (fish) Quote(s string) string { return quoteFish(s) }
 // Set exports the variable. PATH-like lists are set as one string; fish
 // splits PATH, CDPATH and MANPATH on colons itself.
 func (fish) Set(name, value string) string {
+	if !ValidName(name) {
+		return ""
+	}
 	return "set -gx " + name + " " + quoteFish(value) + "\n"
 }
-func (fish) Unset(name string) string     { return "set -e " + name + "\n" }
+func (fish) Unset(name string) string {
+	if !ValidName(name) {
+		return ""
+	}
+	return "set -e " + name + "\n"
+}
 func (fish) Init(exe, hook string) string { return fill(fishHook, quoteFish(exe), quoteFish(hook)) }
 func (fish) Alert(msg string) string      { return "printf '%s\\n' " + quoteFish(msg) + " >&2\n" }
 

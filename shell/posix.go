@@ -45,6 +45,20 @@ func checkPOSIX(c Check) string {
 	return b.String()
 }
 
+func setPOSIX(name, value string) string {
+	if !ValidName(name) {
+		return ""
+	}
+	return "export " + name + "=" + quotePOSIX(value) + "\n"
+}
+
+func unsetPOSIX(name string) string {
+	if !ValidName(name) {
+		return ""
+	}
+	return "unset " + name + "\n"
+}
+
 type bash struct{}
 
 //go:embed hook.bash
@@ -52,8 +66,8 @@ var bashHook string
 
 func (bash) Name() string                  { return "bash" }
 func (bash) Quote(s string) string         { return quotePOSIX(s) }
-func (bash) Set(name, value string) string { return "export " + name + "=" + quotePOSIX(value) + "\n" }
-func (bash) Unset(name string) string      { return "unset " + name + "\n" }
+func (bash) Set(name, value string) string { return setPOSIX(name, value) }
+func (bash) Unset(name string) string      { return unsetPOSIX(name) }
 func (bash) Check(c Check) string          { return checkPOSIX(c) }
 func (bash) Init(exe, hook string) string  { return fill(bashHook, quotePOSIX(exe), quotePOSIX(hook)) }
 func (bash) Alert(msg string) string       { return "printf '%s\\n' " + quotePOSIX(msg) + " >&2\n" }
@@ -65,8 +79,8 @@ var zshHook string
 
 func (zsh) Name() string                  { return "zsh" }
 func (zsh) Quote(s string) string         { return quotePOSIX(s) }
-func (zsh) Set(name, value string) string { return "export " + name + "=" + quotePOSIX(value) + "\n" }
-func (zsh) Unset(name string) string      { return "unset " + name + "\n" }
+func (zsh) Set(name, value string) string { return setPOSIX(name, value) }
+func (zsh) Unset(name string) string      { return unsetPOSIX(name) }
 func (zsh) Check(c Check) string          { return checkPOSIX(c) }
 func (zsh) Init(exe, hook string) string  { return fill(zshHook, quotePOSIX(exe), quotePOSIX(hook)) }
 func (zsh) Alert(msg string) string       { return "printf '%s\\n' " + quotePOSIX(msg) + " >&2\n" }

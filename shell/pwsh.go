@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 type pwsh struct{}
@@ -12,16 +13,19 @@ type pwsh struct{}
 var pwshHook string
 
 // quotePwsh single-quotes s. PowerShell also reads the typographic quotes
-// U+2018–U+201B as single quotes, so those are doubled too.
+// U+2018–U+201B as single quotes, so those are doubled too. Bytes that
+// are not UTF-8 are copied as they are.
 func quotePwsh(s string) string {
 	var b strings.Builder
 	b.WriteByte('\'')
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch r {
 		case '\'', '\u2018', '\u2019', '\u201a', '\u201b':
-			b.WriteRune(r)
+			b.WriteString(s[i : i+size])
 		}
-		b.WriteRune(r)
+		b.WriteString(s[i : i+size])
+		i += size
 	}
 	b.WriteByte('\'')
 	return b.String()
@@ -30,9 +34,15 @@ func quotePwsh(s string) string {
 func (pwsh) Name() string          { return "pwsh" }
 func (pwsh) Quote(s string) string { return quotePwsh(s) }
 func (pwsh) Set(name, value string) string {
+	if !ValidName(name) {
+		return ""
+	}
 	return "$env:" + name + " = " + quotePwsh(value) + "\n"
 }
 func (pwsh) Unset(name string) string {
+	if !ValidName(name) {
+		return ""
+	}
 	return "Remove-Item -LiteralPath " + quotePwsh("Env:"+name) + " -ErrorAction SilentlyContinue\n"
 }
 func (pwsh) Init(exe, hook string) string { return fill(pwshHook, quotePwsh(exe), quotePwsh(hook)) }

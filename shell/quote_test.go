@@ -29,6 +29,8 @@ var hostile = []string{
 	"$'ansi'",
 	`\'`,
 	`'\''`,
+	"not utf-8 \xff\xfe \xc3( end",
+	"esc \x1b[31m red",
 }
 
 // TestQuotingRoundTripsThroughRealShells sets a variable to each hostile
@@ -88,5 +90,31 @@ func TestRenderIsSortedAndStable(t *testing.T) {
 	}
 	if !strings.HasPrefix(sh.Init("/p a/cudaenv", "/p a/cudaenv-shim"), "# cudaenv") {
 		t.Error("init lost its header")
+	}
+}
+
+func TestNoShellCodeComesFromAVariableName(t *testing.T) {
+	bad := []string{"", "x;touch pwned", "A=$(id)", "PATH HOME", "1ABC", "a-b", "new\nline", "ü", "x`id`"}
+	for _, name := range Names() {
+		sh, _ := Get(name)
+		for _, n := range bad {
+			if ValidName(n) {
+				t.Errorf("ValidName(%q) = true", n)
+			}
+			if code := sh.Set(n, "v") + sh.Unset(n) + Render(sh, []Var{{Name: n, Value: "v"}, {Name: n, Unset: true}}); code != "" {
+				t.Errorf("%s renders name %q as %q", name, n, code)
+			}
+		}
+		for _, n := range []string{"PATH", "CUDA_PATH_V12_4", "_x", "__CUDAENV_STATE"} {
+			if !ValidName(n) || sh.Set(n, "v") == "" || sh.Unset(n) == "" {
+				t.Errorf("%s refuses the name %q", name, n)
+			}
+		}
+	}
+}
+
+func TestPwshQuotingKeepsBytesThatAreNotUTF8(t *testing.T) {
+	if got, want := quotePwsh("a\xffb\u2019"), "'a\xffb\u2019\u2019'"; got != want {
+		t.Errorf("quotePwsh = %q, want %q", got, want)
 	}
 }

@@ -86,6 +86,23 @@ func Get(name string) (Shell, error) {
 	return nil, fmt.Errorf("unknown shell %q; use one of: %s", name, strings.Join(Names(), ", "))
 }
 
+// ValidName reports whether name can be a variable name in every dialect:
+// [A-Za-z_][A-Za-z0-9_]*. Names are spliced into code unquoted, so Set,
+// Unset and Render render nothing for any other name.
+func ValidName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
 // Render renders changes in name order, so output is byte-stable.
 func Render(sh Shell, vars []Var) string {
 	vars = append([]Var(nil), vars...)

@@ -78,7 +78,10 @@ func (e *LoopError) Unwrap() error { return e.Err }
 func Resolve(c Call) (Target, error) {
 	env := parseEnviron(c.Environ, c.GOOS)
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	d := dirs.FromEnv(lookup)
+	d, err := dirs.FromEnv(lookup)
+	if err != nil {
+		return Target{}, err
+	}
 	sel, _, err := resolve.Find(c.Dir, lookup, d.GlobalFile())
 	if err != nil {
 		return Target{}, err

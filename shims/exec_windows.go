@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 )
 
 // Exec runs the target as a child, since Windows cannot replace a process,
@@ -22,7 +24,7 @@ func Exec(name string, t Target, stderr io.Writer) int {
 		if errors.As(err, &ee) {
 			return ee.ExitCode()
 		}
-		io.WriteString(stderr, "cudaenv: "+name+": run "+t.Path+": "+err.Error()+"\n")
+		io.WriteString(stderr, "cudaenv: "+termsafe.Escape(name+": run "+t.Path+": "+err.Error())+"\n")
 		return 126
 	}
 	return 0

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 )
 
 // NothingSelectedHelp ends the message of a shim call for which nothing is
@@ -26,17 +28,17 @@ func Main(args, environ []string, stderr io.Writer) int {
 	}
 	name := CommandName(args[0], runtime.GOOS)
 	if !IsShimName(name, runtime.GOOS) {
-		io.WriteString(stderr, "cudaenv: "+name+" is cudaenv's shim; run it under a toolkit command's name (cudaenv rehash puts those in the shims folder)\n")
+		io.WriteString(stderr, "cudaenv: "+termsafe.Escape(name)+" is cudaenv's shim; run it under a toolkit command's name (cudaenv rehash puts those in the shims folder)\n")
 		return 2
 	}
 	depth, loop := checkLoop(environ, os.Getpid(), os.Getppid(), runtime.GOOS)
 	if loop != "" {
-		io.WriteString(stderr, "cudaenv: "+name+": "+loop+"\n")
+		io.WriteString(stderr, "cudaenv: "+termsafe.Escape(name+": "+loop)+"\n")
 		return 126
 	}
 	dir, err := os.Getwd()
 	if err != nil {
-		io.WriteString(stderr, "cudaenv: "+name+": cannot read the working directory: "+err.Error()+"\n")
+		io.WriteString(stderr, "cudaenv: "+termsafe.Escape(name+": cannot read the working directory: "+err.Error())+"\n")
 		return 126
 	}
 	t, err := Resolve(Call{Name: name, Args: args, Environ: environ, Dir: dir, GOOS: runtime.GOOS})
@@ -53,7 +55,7 @@ func Main(args, environ []string, stderr io.Writer) int {
 		case errors.As(err, &le):
 			msg, code = err.Error(), 126 // it starts with the name
 		}
-		io.WriteString(stderr, "cudaenv: "+msg+"\n")
+		io.WriteString(stderr, "cudaenv: "+termsafe.Escape(msg)+"\n")
 		return code
 	}
 	t.Env = setVar(t.Env, LoopVar, loopMark(os.Getpid(), depth+1, t.Path))

@@ -138,7 +138,7 @@ func TestRehashShimsOnlyToolkitCommands(t *testing.T) {
 
 func TestUserPathTakesBackWhatCudaenvAdded(t *testing.T) {
 	env := envdiff.Env{"PATH": "/home/u/bin:/usr/bin"}
-	changes, _ := envdiff.Apply(env, envdiff.State{}, envdiff.Want{Prepend: map[string][]string{"PATH": {"/usr/bin", "/st/cuda/12.4.1/bin"}}}, ":")
+	changes, _ := envdiff.Apply(env, envdiff.State{}, envdiff.Want{Prepend: map[string][]string{"PATH": {"/st/cuda/12.4.1/bin"}}, Set: map[string]string{"CUDA_PATH": "/st/cuda/12.4.1"}}, ":")
 	env = envdiff.Result(env, changes)
 	if env["PATH"] == "/home/u/bin:/usr/bin" {
 		t.Fatal("the hook changed nothing")

@@ -2,6 +2,7 @@ package shims
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -51,11 +52,13 @@ func applyFresh(env envdiff.Env, want envdiff.Want, sep string) {
 }
 
 // encodeState is envdiff.Encode without reflection: the JSON that
-// json.Marshal writes for a State.
+// json.Marshal writes for a State in format envdiff.Format, every string
+// escaped with envdiff.EscapeString.
 func encodeState(s envdiff.State) string {
 	b := make([]byte, 0, 512)
-	b = append(b, '{')
-	first := true
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, envdiff.Format, 10)
+	first := false
 	field := func(name string) {
 		if !first {
 			b = append(b, ',')
@@ -82,7 +85,7 @@ func encodeState(s envdiff.State) string {
 					if j > 0 {
 						b = append(b, ',')
 					}
-					b = appendJSONString(b, a)
+					b = appendJSONString(b, envdiff.EscapeString(a))
 				}
 				b = append(b, ']')
 			}
@@ -103,10 +106,10 @@ func encodeState(s envdiff.State) string {
 			ss := s.Scalars[k]
 			b = appendJSONString(b, k)
 			b = append(b, `:{"value":`...)
-			b = appendJSONString(b, ss.Value)
+			b = appendJSONString(b, envdiff.EscapeString(ss.Value))
 			if ss.Prev != nil {
 				b = append(b, `,"prev":`...)
-				b = appendJSONString(b, *ss.Prev)
+				b = appendJSONString(b, envdiff.EscapeString(*ss.Prev))
 			}
 			b = append(b, '}')
 		}
@@ -114,7 +117,7 @@ func encodeState(s envdiff.State) string {
 	}
 	if s.Active != "" {
 		field("active")
-		b = appendJSONString(b, s.Active)
+		b = appendJSONString(b, envdiff.EscapeString(s.Active))
 	}
 	b = append(b, '}')
 	return string(b)

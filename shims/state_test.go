@@ -65,3 +65,22 @@ func TestApplyFreshMatchesApply(t *testing.T) {
 		}
 	}
 }
+
+func TestEncodeStateReadsBackByteForByte(t *testing.T) {
+	for _, s := range hostile {
+		root := "/r" + s
+		prev := s
+		st := envdiff.State{
+			Lists:   map[string]envdiff.ListState{"PATH": {Added: []string{root + "/bin"}}, "LD_LIBRARY_PATH": {Added: []string{root + "/lib64"}, Created: true}},
+			Scalars: map[string]envdiff.ScalarState{"CUDA_PATH": {Value: root}, "CUDA_HOME": {Value: root, Prev: &prev}},
+			Active:  s,
+		}
+		got, err := envdiff.Decode(encodeState(st))
+		if err != nil {
+			t.Fatalf("Decode(encodeState(%q)): %v", s, err)
+		}
+		if !reflect.DeepEqual(got, st) {
+			t.Errorf("%q read back as %+v, want %+v", s, got, st)
+		}
+	}
+}

@@ -34,6 +34,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	config map[string]string // the settings file, read on first use
+	// dirsErr refuses the folders the environment names (dirs.FromEnv):
+	// every command stops on it; the prompt hook says it and steps aside.
+	dirsErr error
 }
 
 func (e *env) lookup(k string) (string, bool) { v, ok := e.vars[k]; return v, ok }
@@ -68,7 +71,7 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 		return runShim(args, environ, stderr)
 	}
 	e := &env{args: args, vars: hookenv.ParseEnviron(environ, runtime.GOOS), goos: runtime.GOOS, stdin: stdin, stdout: stdout, stderr: stderr}
-	e.dirs = dirs.FromEnv(e.lookup)
+	e.dirs, e.dirsErr = dirs.FromEnv(e.lookup)
 	if wd, err := os.Getwd(); err == nil {
 		e.cwd = wd
 	} else {
@@ -78,11 +81,15 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 	if len(args) >= 3 && args[1] == "hook-env" {
 		return report(e, hookEnv(e, args[2]))
 	}
+	if e.dirsErr != nil {
+		return report(e, e.dirsErr)
+	}
 	app := newApp(e)
 	return report(e, app.Run(interspersed(app, args)))
 }
 
-// report prints an error once, as "cudaenv: …", and picks the exit code.
+// report prints an error once, as "cudaenv: …" with control characters
+// escaped (hookenv.Error), and picks the exit code.
 func report(e *env, err error) int {
 	if err == nil {
 		return 0
@@ -92,8 +99,8 @@ func report(e *env, err error) int {
 	if errors.As(err, &ee) {
 		code = ee.code
 	}
-	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(e.stderr, "cudaenv: %s\n", msg)
+	if err.Error() != "" {
+		hookenv.Error(e.stderr, err)
 	}
 	return code
 }

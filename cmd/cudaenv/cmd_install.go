@@ -18,7 +18,9 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/install"
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/internal/version"
 )
 
@@ -132,7 +134,7 @@ func (e *env) installer(c *cli.Context, source string, quiet bool) (*install.Ins
 		Driver:    func(ctx context.Context) string { return e.host(true).Driver(ctx).Version },
 		Reporter:  &installReport{e: e, quiet: quiet},
 		Changed:   func() { afterStoreChange(e) },
-		Notice:    func(line string) { fmt.Fprintf(e.stderr, "cudaenv: %s\n", line) },
+		Notice:    func(line string) { fmt.Fprintf(e.stderr, "cudaenv: %s\n", termsafe.Escape(line)) },
 	})
 }
 
@@ -159,7 +161,7 @@ func installCmd(e *env, c *cli.Context) error {
 	_, err = in.Install(ctx, install.Request{
 		Args:       c.Args().Slice(),
 		For:        c.String("for"),
-		Here:       install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile()},
+		Here:       install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
 		Source:     source,
 		Profile:    c.String("profile"),
 		Components: components,

@@ -11,7 +11,9 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
+	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/resolve"
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shims"
 )
@@ -30,7 +32,8 @@ func selectionCommands(e *env) []*cli.Command {
 				if r.Selection.System() {
 					label = "system"
 				}
-				fmt.Fprintf(e.stdout, "%s (set by %s)\n", label, r.Selection.Source)
+				// The source is a path from wherever the user cd'ed to.
+				fmt.Fprintf(e.stdout, "%s (set by %s)\n", label, termsafe.Escape(r.Selection.Source.String()))
 				return nil
 			},
 		},
@@ -81,9 +84,13 @@ func selectionCommands(e *env) []*cli.Command {
 // errNothingSelected explains the precedence and how to select a version.
 var errNothingSelected = errors.New(shims.NothingSelectedHelp)
 
-// resolveHere resolves the selection for the working directory.
+// resolveHere resolves the selection for the working directory, with a
+// warning for each version file skipped on the way.
 func resolveHere(e *env) (activate.Resolved, error) {
 	sel, _, err := resolve.Find(e.cwd, e.lookup, e.dirs.GlobalFile())
+	for _, w := range sel.Warnings {
+		hookenv.Warn(e.stderr, w)
+	}
 	if err != nil {
 		return activate.Resolved{}, err
 	}
@@ -105,14 +112,10 @@ func writeSelection(e *env, c *cli.Context, path, verb string) error {
 		return nil
 	}
 	if c.NArg() == 0 {
-		data, err := os.ReadFile(path)
+		specs, err := resolve.ReadFile(path)
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("no %s version set (%s does not exist); set one with: cudaenv %s 12.4", verb, path, verb)
 		}
-		if err != nil {
-			return err
-		}
-		specs, err := resolve.Parse(path, data)
 		if err != nil {
 			return err
 		}
@@ -133,7 +136,7 @@ func writeSelection(e *env, c *cli.Context, path, verb string) error {
 		return fmt.Errorf("%s needs a version, e.g. cudaenv %s 12.4", verb, verb)
 	}
 	if _, err := activate.Resolve(e.store(), resolve.Selection{Specs: specs}); err != nil {
-		fmt.Fprintf(e.stderr, "cudaenv: warning: %s\n", err)
+		hookenv.Warn(e.stderr, err.Error())
 	}
 	// Comments in an existing file are the user's: only the specs change.
 	if err := atomicfile.Write(path, resolve.Rewrite(readPinForEdit(path), joinSpecs(specs)), 0o644); err != nil {

@@ -133,6 +133,10 @@ func hookEnv(e *env, shellName string) error {
 	if err != nil {
 		return err
 	}
+	if e.dirsErr != nil {
+		hookenv.Refuse(e.hookInput(sh, e.vars), e.dirsErr, "")
+		return nil
+	}
 	hookenv.Run(e.hookInput(sh, e.vars), "")
 	return nil
 }

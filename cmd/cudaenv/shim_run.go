@@ -25,11 +25,14 @@ func isShimCall(args, environ []string) bool {
 		return false
 	}
 	env := hookenv.ParseEnviron(environ, runtime.GOOS)
-	d := dirs.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	d, err := dirs.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil {
+		return true // shims.Main says what is wrong with the folders
+	}
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
-	_, err := os.Lstat(filepath.Join(d.Shims(), name))
+	_, err = os.Lstat(filepath.Join(d.Shims(), name))
 	return err == nil
 }
 

@@ -214,6 +214,11 @@ type Output struct {
 	Err error
 	// Prev is what cudaenv had activated before (from __CUDAENV_STATE).
 	Prev envdiff.State
+	// StateErr says why __CUDAENV_STATE was ignored (not one cudaenv
+	// wrote); Prev is then empty and the changes drop the variable.
+	StateErr error
+	// Warnings name version files skipped while resolving, and why.
+	Warnings []string
 }
 
 // Compute resolves the selection for in.Dir and the changes that activate
@@ -221,7 +226,7 @@ type Output struct {
 func Compute(in Input) Output {
 	lookup := func(k string) (string, bool) { v, ok := in.Env[k]; return v, ok }
 	sel, watch, err := resolve.Find(in.Dir, lookup, in.Dirs.GlobalFile())
-	out := Output{Watch: watch, Err: err}
+	out := Output{Watch: watch, Err: err, Warnings: sel.Warnings}
 	// Installing or removing a version can change what a spec resolves to.
 	for _, d := range []string{in.Dirs.CUDA(), in.Dirs.Cudnn()} {
 		out.Watch.Files = append(out.Watch.Files, statFile(d))
@@ -235,13 +240,14 @@ func Compute(in Input) Output {
 			want = Want(out.Resolved, in.GOOS)
 		}
 	}
-	out.Prev, _ = envdiff.Decode(in.Env[envdiff.StateVar])
+	out.Prev, out.StateErr = envdiff.Decode(in.Env[envdiff.StateVar])
 	out.Changes, _ = envdiff.Apply(in.Env, out.Prev, want, ListSep(in.GOOS))
 	return out
 }
 
 // Changes reverts what the environment's state says cudaenv added and
-// applies want. A state variable that cannot be read is treated as empty.
+// applies want. A state variable that cannot be read, or is not one
+// cudaenv wrote, is treated as empty (and replaced).
 func Changes(env envdiff.Env, want envdiff.Want, goos string) []envdiff.Change {
 	prev, _ := envdiff.Decode(env[envdiff.StateVar])
 	changes, _ := envdiff.Apply(env, prev, want, ListSep(goos))

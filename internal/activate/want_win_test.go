@@ -65,3 +65,32 @@ func TestWantWindows(t *testing.T) {
 		t.Errorf("after reverting: %v", back)
 	}
 }
+
+// Every variable Want sets is one a state may name (envdiff.Decode refuses
+// the others), and the state it leads to decodes.
+func TestWantSetsOnlyVariablesTheStateAccepts(t *testing.T) {
+	root := t.TempDir()
+	writeTestTree(t, root, map[string]string{"cuda/lib64/libcudart.so": "", "cudnn/bin/x64/cudnn64_9.dll": ""})
+	r := Resolved{
+		CUDA:  &store.Entry{Kind: store.CUDA, Version: version.MustParse("13.0.2"), Path: filepath.Join(root, "cuda")},
+		Cudnn: &store.Entry{Kind: store.Cudnn, Version: version.MustParse("9.5.1.17"), CUDAMajor: 13, Path: filepath.Join(root, "cudnn")},
+	}
+	for _, goos := range []string{"linux", "windows"} {
+		w := Want(r, goos)
+		for name := range w.Prepend {
+			if !envdiff.ManagedList(name) {
+				t.Errorf("%s: list %s is not one envdiff manages", goos, name)
+			}
+		}
+		for name := range w.Set {
+			if !envdiff.ManagedScalar(name) {
+				t.Errorf("%s: %s is not one envdiff manages", goos, name)
+			}
+		}
+		changes, _ := envdiff.Apply(envdiff.Env{"PATH": "/usr/bin"}, envdiff.State{}, w, ListSep(goos))
+		env := envdiff.Result(envdiff.Env{"PATH": "/usr/bin"}, changes)
+		if _, err := envdiff.Decode(env[envdiff.StateVar]); err != nil {
+			t.Errorf("%s: the state does not decode: %v", goos, err)
+		}
+	}
+}

@@ -1,9 +1,13 @@
 // Package dirs decides where cudaenv keeps its store, its global default and
-// its caches, from CUDAENV_ROOT or the XDG base directories.
+// its caches, from CUDAENV_ROOT or the XDG base directories, and refuses
+// folders that would be unsafe on PATH.
 package dirs
 
 import (
+	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/adrg/xdg"
 )
@@ -21,22 +25,64 @@ type Lookup func(string) (string, bool)
 // FromEnv picks the layout. CUDAENV_ROOT moves the store; CUDAENV_CONFIG_DIR
 // and CUDAENV_CACHE_DIR move the others. Everything else comes from XDG
 // (~/.local/share/cudaenv, %LOCALAPPDATA%\cudaenv on Windows).
-func FromEnv(env Lookup) Dirs {
+//
+// Every folder must be absolute and free of control characters, and the
+// store's free of the list separator too: its folders go on PATH, where a
+// relative entry would run whatever the directory a shell is in holds,
+// and a ':' would split one entry in two. Such a setting is refused, not
+// repaired, so the error names the variable to fix.
+func FromEnv(env Lookup) (Dirs, error) {
 	d := Dirs{
 		Root:   filepath.Join(xdg.DataHome, "cudaenv"),
 		Config: filepath.Join(xdg.ConfigHome, "cudaenv"),
 		Cache:  filepath.Join(xdg.CacheHome, "cudaenv"),
 	}
-	if v, ok := env("CUDAENV_ROOT"); ok && v != "" {
-		d.Root = v
+	for _, f := range []struct {
+		name   string
+		field  *string
+		onPath bool
+		from   string // where the default comes from
+	}{
+		{"CUDAENV_ROOT", &d.Root, true, "HOME or XDG_DATA_HOME"},
+		{"CUDAENV_CONFIG_DIR", &d.Config, false, "HOME or XDG_CONFIG_HOME"},
+		{"CUDAENV_CACHE_DIR", &d.Cache, false, "HOME or XDG_CACHE_HOME"},
+	} {
+		what := f.name
+		if v, ok := env(f.name); ok && v != "" {
+			*f.field = v
+		} else {
+			what = "the default for " + f.name + " (from " + f.from + ")"
+		}
+		if err := check(what, f.name, *f.field, f.onPath); err != nil {
+			return Dirs{}, err
+		}
+		*f.field = filepath.Clean(*f.field)
 	}
-	if v, ok := env("CUDAENV_CONFIG_DIR"); ok && v != "" {
-		d.Config = v
+	return d, nil
+}
+
+func check(what, name, p string, onPath bool) error {
+	q := strconv.Quote(p)
+	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return fmt.Errorf("%s=%s holds a control character; set %s to a folder whose name has none", what, q, name)
 	}
-	if v, ok := env("CUDAENV_CACHE_DIR"); ok && v != "" {
-		d.Cache = v
+	if sep := string(filepath.ListSeparator); onPath && strings.Contains(p, sep) {
+		return fmt.Errorf("%s=%s holds %q, which separates PATH entries; set %s to a folder whose name has none", what, q, sep, name)
 	}
-	return d
+	if !filepath.IsAbs(p) {
+		return fmt.Errorf("%s=%s is not an absolute path; set %s to one, e.g. %s", what, q, name, example(name))
+	}
+	return nil
+}
+
+func example(name string) string {
+	switch name {
+	case "CUDAENV_CONFIG_DIR":
+		return `"$HOME/.config/cudaenv"`
+	case "CUDAENV_CACHE_DIR":
+		return `"$HOME/.cache/cudaenv"`
+	}
+	return `"$HOME/.local/share/cudaenv"`
 }
 
 // CUDA is the folder of installed toolkits, one per full version.

@@ -5,13 +5,21 @@
 // the user adds meanwhile survive a switch; scalar variables get the value the
 // user had before back, or are unset again if they were unset. What cudaenv
 // changed is carried in one exported variable, so nested shells, tmux panes
-// and exec'd shells revert correctly too.
+// and exec'd shells revert correctly too. That variable comes back from an
+// environment cudaenv does not control, so Decode believes it only when
+// it is the shape cudaenv writes and names only the variables cudaenv
+// manages; and it is encoded losslessly, so bytes that are not UTF-8 come
+// back as they were.
 package envdiff
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // StateVar is the variable that carries State between prompts and shells.
@@ -42,22 +50,297 @@ type ScalarState struct {
 // IsZero reports whether the state records no change at all.
 func (s State) IsZero() bool { return len(s.Lists) == 0 && len(s.Scalars) == 0 }
 
-// Encode renders the state as compact JSON with sorted keys.
+// Format is the version of the encoding Encode writes. In format 2 every
+// string is escaped with EscapeString, so that values that are not UTF-8
+// (a user's CUDA_HOME, a store path) survive JSON byte for byte. A state
+// without "v" is format 1, written by earlier releases: raw strings.
+const Format = 2
+
+// wire is State as encoded: the format first.
+type wire struct {
+	V       int                    `json:"v"`
+	Lists   map[string]ListState   `json:"lists,omitempty"`
+	Scalars map[string]ScalarState `json:"scalars,omitempty"`
+	Active  string                 `json:"active,omitempty"`
+}
+
+// Encode renders the state as compact JSON with sorted keys, every string
+// escaped with EscapeString.
 func Encode(s State) string {
-	b, _ := json.Marshal(s) // only strings, maps and slices: cannot fail
+	w := wire{V: Format, Active: EscapeString(s.Active)}
+	if s.Lists != nil {
+		w.Lists = make(map[string]ListState, len(s.Lists))
+		for k, ls := range s.Lists {
+			if ls.Added != nil {
+				added := make([]string, len(ls.Added))
+				for i, a := range ls.Added {
+					added[i] = EscapeString(a)
+				}
+				ls.Added = added
+			}
+			w.Lists[k] = ls
+		}
+	}
+	if s.Scalars != nil {
+		w.Scalars = make(map[string]ScalarState, len(s.Scalars))
+		for k, ss := range s.Scalars {
+			ss.Value = EscapeString(ss.Value)
+			if ss.Prev != nil {
+				p := EscapeString(*ss.Prev)
+				ss.Prev = &p
+			}
+			w.Scalars[k] = ss
+		}
+	}
+	b, _ := json.Marshal(w) // only strings, maps and slices: cannot fail
 	return string(b)
 }
 
-// Decode reads a state written by Encode. An empty string is the empty state.
-func Decode(text string) (State, error) {
-	var s State
-	if text == "" {
+// EscapeString makes s valid UTF-8 that reads back exactly: '%' becomes
+// %25 and each byte that is not part of valid UTF-8 becomes %XX. A valid
+// UTF-8 string without '%' is returned as it is.
+func EscapeString(s string) string {
+	if utf8.ValidString(s) && !strings.Contains(s, "%") {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '%' {
+			b = append(b, "%25"...)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, '%', hex[c>>4], hex[c&0xF])
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
+}
+
+// unescapeString reverses EscapeString; a '%' not followed by two hex
+// digits means the text was not written by it.
+func unescapeString(s string) (string, error) {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
 		return s, nil
 	}
-	if err := json.Unmarshal([]byte(text), &s); err != nil {
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
+		if s[i] != '%' {
+			b = append(b, s[i])
+			continue
+		}
+		if i+2 >= len(s) || unhex(s[i+1]) < 0 || unhex(s[i+2]) < 0 {
+			return "", errors.New("a value has a stray %")
+		}
+		b = append(b, byte(unhex(s[i+1])<<4|unhex(s[i+2])))
+		i += 2
+	}
+	return string(b), nil
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'A' <= c && c <= 'F':
+		return int(c - 'A' + 10)
+	case 'a' <= c && c <= 'f':
+		return int(c - 'a' + 10)
+	}
+	return -1
+}
+
+// MaxStateSize bounds the state variable; real ones are well under 4 KiB.
+const MaxStateSize = 64 << 10
+
+// Decode reads a state written by Encode (or by a release before format
+// 2). An empty string is the empty state. The state comes from the
+// environment, which cudaenv does not control, so it is checked before it
+// is believed: it must be JSON of this shape, name only the variables
+// cudaenv manages (see CheckNames), and list only entries under the
+// toolkit and cuDNN folders it records. Anything else is an error, and
+// the caller must ignore the whole state.
+func Decode(text string) (State, error) {
+	var w wire
+	if text == "" {
+		return State{}, nil
+	}
+	if len(text) > MaxStateSize {
+		return State{}, fmt.Errorf("it is larger than %d bytes", MaxStateSize)
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return State{}, fmt.Errorf("it is not cudaenv's JSON: %v", err)
+	}
+	if dec.More() {
+		return State{}, errors.New("it has text after its JSON")
+	}
+	s := State{Lists: w.Lists, Scalars: w.Scalars, Active: w.Active}
+	switch w.V {
+	case 0: // format 1: raw strings
+	case Format:
+		if err := unescapeState(&s); err != nil {
+			return State{}, err
+		}
+	default:
+		return State{}, fmt.Errorf("its format %d is not one this cudaenv reads", w.V)
+	}
+	if err := Check(s); err != nil {
 		return State{}, err
 	}
 	return s, nil
+}
+
+func unescapeState(s *State) error {
+	var err error
+	un := func(p *string) {
+		if err == nil {
+			*p, err = unescapeString(*p)
+		}
+	}
+	un(&s.Active)
+	for k, ls := range s.Lists {
+		for i := range ls.Added {
+			un(&ls.Added[i])
+		}
+		s.Lists[k] = ls
+	}
+	for k, ss := range s.Scalars {
+		un(&ss.Value)
+		if ss.Prev != nil {
+			p := *ss.Prev
+			un(&p)
+			ss.Prev = &p
+		}
+		s.Scalars[k] = ss
+	}
+	return err
+}
+
+// The variables cudaenv manages, and under which folder of a toolkit or
+// cuDNN root each list variable's entries lie (activate.Want decides
+// them; its tests keep the two in step).
+var (
+	listSuffixes = map[string][]string{
+		"PATH":            {"bin", "bin/x64"},
+		"LD_LIBRARY_PATH": {"lib64", "lib"},
+		"LIBRARY_PATH":    {"lib"},
+		"CPATH":           {"include"},
+	}
+	scalarNames = map[string]bool{"CUDA_PATH": true, "CUDA_HOME": true, "CUDACXX": true, "CUDNN_PATH": true}
+	// rootScalars hold the roots that list entries lie under.
+	rootScalars = []string{"CUDA_PATH", "CUDNN_PATH"}
+)
+
+// ManagedList and ManagedScalar report whether cudaenv may set name as a
+// list or as a scalar variable. CUDA_PATH_V<major>_<minor> is NVIDIA's
+// Windows name for one toolkit.
+func ManagedList(name string) bool { _, ok := listSuffixes[name]; return ok }
+
+func ManagedScalar(name string) bool {
+	if scalarNames[name] {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, "CUDA_PATH_V")
+	if !ok {
+		return false
+	}
+	maj, min, ok := strings.Cut(rest, "_")
+	return ok && digits(maj) && digits(min)
+}
+
+func digits(s string) bool {
+	if s == "" || len(s) > 4 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Check reports why a state cannot be one cudaenv wrote: a variable it
+// does not manage (so never HOME, never PATH as a scalar, which taking
+// back could rewrite or unset), or a list entry that is not a bin, lib or
+// include folder of an absolute root the state sets in CUDA_PATH or
+// CUDNN_PATH (so taking it back cannot strip or unset the user's PATH).
+func Check(s State) error {
+	for name := range s.Scalars {
+		if !ManagedScalar(name) {
+			return fmt.Errorf("it names %s, which cudaenv never sets", strconv.Quote(name))
+		}
+	}
+	var roots []string
+	for _, n := range rootScalars {
+		if ss, ok := s.Scalars[n]; ok && absNotTop(ss.Value) {
+			roots = append(roots, ss.Value)
+		}
+	}
+	for name, ls := range s.Lists {
+		suffixes, ok := listSuffixes[name]
+		if !ok {
+			return fmt.Errorf("it names %s, which cudaenv never edits", strconv.Quote(name))
+		}
+		seen := map[string]bool{}
+		for _, a := range ls.Added {
+			if seen[a] || !underRoot(a, roots, suffixes) {
+				return fmt.Errorf("its %s entry %s is not a folder of a toolkit it activated", name, strconv.Quote(a))
+			}
+			seen[a] = true
+		}
+	}
+	return nil
+}
+
+// absNotTop reports whether p is an absolute path, on Unix or Windows,
+// other than a file system's top: "/", `C:\`, `\\server\share`.
+func absNotTop(p string) bool {
+	p = strings.ReplaceAll(p, `\`, "/")
+	switch {
+	case strings.HasPrefix(p, "//"): // UNC: //server/share/dir
+		parts := strings.Split(strings.Trim(p, "/"), "/")
+		return len(parts) >= 3
+	case strings.HasPrefix(p, "/"):
+	case len(p) >= 3 && p[1] == ':' && p[2] == '/':
+		p = p[2:]
+	default:
+		return false
+	}
+	return strings.Trim(p, "/") != ""
+}
+
+// underRoot reports whether entry is root/suffix (or root\suffix) for one
+// of roots and suffixes.
+func underRoot(entry string, roots, suffixes []string) bool {
+	for _, r := range roots {
+		rest, ok := strings.CutPrefix(entry, r)
+		if !ok || rest == "" || (rest[0] != '/' && rest[0] != '\\') {
+			continue
+		}
+		rest = strings.ReplaceAll(rest[1:], "\\", "/")
+		for _, s := range suffixes {
+			if rest == s {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Want is the environment a selection asks for.

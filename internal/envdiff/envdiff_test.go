@@ -2,7 +2,9 @@ package envdiff
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func want124() Want {
@@ -120,5 +122,106 @@ func TestDecodeRejectsGarbage(t *testing.T) {
 	}
 	if s, err := Decode(""); err != nil || !s.IsZero() {
 		t.Errorf("Decode(\"\") = %+v, %v", s, err)
+	}
+}
+
+func TestStateCarriesBytesThatAreNotUTF8Exactly(t *testing.T) {
+	root := "/st\xffre %41%/cuda/12.4.1"
+	w := Want{
+		Prepend: map[string][]string{"PATH": {root + "/bin"}, "LD_LIBRARY_PATH": {root + "/lib64"}},
+		Set:     map[string]string{"CUDA_HOME": root, "CUDA_PATH": root},
+		Active:  "12.4.1",
+	}
+	tests := []struct {
+		desc string
+		user Env
+	}{
+		{"with the user's own CUDA_HOME that is not UTF-8", Env{"PATH": "/usr/bin", "CUDA_HOME": "/opt/\xffmine\xfe"}},
+		{"with a CUDA_HOME holding percent signs", Env{"PATH": "/usr/bin", "CUDA_HOME": "/opt/100%25%zz"}},
+		{"with entries of the user's that are not UTF-8", Env{"PATH": "/h\xc3/bin:/usr/bin", "LD_LIBRARY_PATH": "/l\x80"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			env, st := tt.user, State{}
+			for i := 0; i < 3; i++ {
+				env, _ = step(env, st, w)
+				if !utf8.ValidString(env[StateVar]) {
+					t.Fatalf("state is not UTF-8: %q", env[StateVar])
+				}
+				decoded, err := Decode(env[StateVar])
+				if err != nil {
+					t.Fatalf("Decode: %v", err)
+				}
+				env, st = step(env, decoded, Want{})
+				if !reflect.DeepEqual(env, tt.user) {
+					t.Fatalf("after leaving %d times: %q, want %q", i+1, env, tt.user)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeReadsStatesOfEarlierReleases(t *testing.T) {
+	old := `{"lists":{"PATH":{"added":["/s/cuda/12.4.1/bin"]}},"scalars":{"CUDA_HOME":{"value":"/s/cuda/12.4.1","prev":"/opt/100%41"},"CUDA_PATH":{"value":"/s/cuda/12.4.1"}},"active":"12.4.1"}`
+	st, err := Decode(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *st.Scalars["CUDA_HOME"].Prev; got != "/opt/100%41" {
+		t.Errorf("prev = %q, want it raw", got)
+	}
+}
+
+func TestDecodeRefusesStatesCudaenvDidNotWrite(t *testing.T) {
+	tests := []struct{ desc, state string }{
+		{"a name that is shell code", `{"v":2,"scalars":{"x;touch pwned;y":{"value":"1"}}}`},
+		{"a list name that is shell code", `{"lists":{"A=$(touch pwned)":{"added":["/s/bin"]}}}`},
+		{"HOME with a value to restore", `{"scalars":{"HOME":{"value":"/home/me","prev":"/tmp/evil"}}}`},
+		{"PATH as a scalar to restore", `{"scalars":{"PATH":{"value":"/usr/bin:/bin","prev":"/tmp/evil"}}}`},
+		{"PATH as a scalar to unset", `{"v":2,"scalars":{"PATH":{"value":"/usr/bin:/bin"}}}`},
+		{"a list that would strip and unset PATH", `{"lists":{"PATH":{"added":["/usr/bin","/bin"],"created":true}}}`},
+		{"list entries under the file system's top", `{"lists":{"PATH":{"added":["/bin"],"created":true}},"scalars":{"CUDA_PATH":{"value":"/"}}}`},
+		{"list entries that are not a toolkit's folders", `{"lists":{"PATH":{"added":["/usr/sbin"]}},"scalars":{"CUDA_PATH":{"value":"/usr"}}}`},
+		{"an entry listed twice", `{"lists":{"PATH":{"added":["/t/bin","/t/bin"]}},"scalars":{"CUDA_PATH":{"value":"/t"}}}`},
+		{"a variable cudaenv does not manage", `{"scalars":{"LD_PRELOAD":{"value":"x","prev":"/tmp/evil.so"}}}`},
+		{"a stray percent sign", `{"v":2,"scalars":{"CUDA_HOME":{"value":"/opt/mine","prev":"%zz"}}}`},
+		{"an unknown format", `{"v":3,"scalars":{"CUDA_HOME":{"value":"/opt/mine"}}}`},
+		{"unknown fields", `{"scalars":{"CUDA_HOME":{"value":"/opt/mine","exec":"rm"}}}`},
+		{"text after the JSON", `{} {}`},
+		{"not JSON", `{not json`},
+		{"too large", `{"active":"` + strings.Repeat("x", 1<<20) + `"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			st, err := Decode(tt.state)
+			if err == nil {
+				t.Fatalf("Decode accepted it: %+v", st)
+			}
+			if !st.IsZero() {
+				t.Errorf("Decode returned %+v with its error", st)
+			}
+		})
+	}
+	// What the hook then does with an ignored state: nothing but drop it.
+	env := Env{"PATH": "/usr/bin:/bin", "HOME": "/home/me", StateVar: `{"scalars":{"PATH":{"value":"/usr/bin:/bin"}}}`}
+	changes, _ := Apply(env, State{}, Want{}, ":")
+	if want := []Change{{Name: StateVar, Unset: true}}; !reflect.DeepEqual(changes, want) {
+		t.Errorf("changes = %+v, want only the state dropped", changes)
+	}
+}
+
+func TestDecodeAcceptsWhatApplyWrites(t *testing.T) {
+	wants := []Want{
+		want124(),
+		{Prepend: map[string][]string{"LD_LIBRARY_PATH": {"/s/cudnn/9/lib"}, "LIBRARY_PATH": {"/s/cudnn/9/lib"}, "CPATH": {"/s/cudnn/9/include"}},
+			Set: map[string]string{"CUDNN_PATH": "/s/cudnn/9"}},
+		{Prepend: map[string][]string{"PATH": {`C:\s\cuda\13.0.0\bin`, `C:\s\cuda\13.0.0\bin\x64`, `C:\s\cudnn\9\bin`}},
+			Set: map[string]string{"CUDA_PATH": `C:\s\cuda\13.0.0`, "CUDA_PATH_V13_0": `C:\s\cuda\13.0.0`, "CUDNN_PATH": `C:\s\cudnn\9`, "CUDACXX": `C:\s\cuda\13.0.0\bin\nvcc.exe`}},
+	}
+	for i, w := range wants {
+		env, _ := step(Env{"PATH": "/usr/bin"}, State{}, w)
+		if _, err := Decode(env[StateVar]); err != nil {
+			t.Errorf("want %d: %v", i, err)
+		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/doctor"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
 	"github.com/cudaenv/cudaenv/internal/resolve"
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/shell"
 )
 
@@ -39,16 +40,50 @@ type Input struct {
 
 // Run prints the hook's code. A selection that cannot be activated is
 // reported on Stderr once (the new check keeps it from repeating) and the
-// shell steps aside. prefix is shell code to print first (use's own
-// CUDAENV_VERSION change).
+// shell steps aside; so are the version files skipped on the way, and a
+// __CUDAENV_STATE that cudaenv did not write, which is dropped, never
+// obeyed. prefix is shell code to print first (use's own CUDAENV_VERSION
+// change).
 func Run(in Input, prefix string) {
 	out := activate.Compute(activate.Input{Dir: in.Dir, Env: in.Env, Dirs: in.Dirs, GOOS: in.GOOS})
+	warnState(in.Stderr, out.StateErr)
+	for _, w := range out.Warnings {
+		Warn(in.Stderr, w)
+	}
 	if out.Err != nil {
-		fmt.Fprintf(in.Stderr, "cudaenv: %s\n", out.Err)
+		Error(in.Stderr, out.Err)
 	} else {
 		WarnIfNewlyActive(out.Prev.Active, in.Env, out.Resolved, in.GOOS, in.Stderr)
 	}
 	fmt.Fprint(in.Stdout, prefix+shell.Render(in.Shell, Vars(out.Changes))+in.Shell.Check(CheckFor(in.Dirs.Stamps(), out.Watch)))
+}
+
+// Refuse is Run when cudaenv's folders are unusable (see dirs.FromEnv):
+// it prints err, takes back what cudaenv activated, and leaves a check
+// that fails, so the hook says it again at each prompt until it is fixed.
+func Refuse(in Input, err error, prefix string) {
+	prev, serr := envdiff.Decode(in.Env[envdiff.StateVar])
+	warnState(in.Stderr, serr)
+	Error(in.Stderr, err)
+	changes, _ := envdiff.Apply(in.Env, prev, envdiff.Want{}, activate.ListSep(in.GOOS))
+	fmt.Fprint(in.Stdout, prefix+shell.Render(in.Shell, Vars(changes))+in.Shell.Check(shell.Check{Never: true}))
+}
+
+// Error prints err as cudaenv prints every error: one line, "cudaenv: "
+// first, control characters escaped (a directory name can hold any).
+func Error(w io.Writer, err error) {
+	fmt.Fprintf(w, "cudaenv: %s\n", termsafe.Escape(err.Error()))
+}
+
+// Warn prints one warning line, escaped as Error does.
+func Warn(w io.Writer, msg string) {
+	fmt.Fprintf(w, "cudaenv: warning: %s\n", termsafe.Escape(msg))
+}
+
+func warnState(w io.Writer, err error) {
+	if err != nil {
+		Warn(w, "ignoring "+envdiff.StateVar+", which cudaenv did not write: "+err.Error()+"; nothing it lists is taken back")
+	}
 }
 
 // Main is the hook-env command of either binary: args are [shell].
@@ -59,7 +94,7 @@ func Main(args, environ []string, goos string, stdout, stderr io.Writer) int {
 	}
 	sh, err := shell.Get(args[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "cudaenv: %s\n", err)
+		Error(stderr, err)
 		return 2
 	}
 	env := ParseEnviron(environ, goos)
@@ -67,8 +102,13 @@ func Main(args, environ []string, goos string, stdout, stderr io.Writer) int {
 	if err != nil {
 		dir = env["PWD"]
 	}
-	d := dirs.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-	Run(Input{Shell: sh, Dir: dir, Env: env, Dirs: d, GOOS: goos, Stdout: stdout, Stderr: stderr}, "")
+	d, err := dirs.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	in := Input{Shell: sh, Dir: dir, Env: env, Dirs: d, GOOS: goos, Stdout: stdout, Stderr: stderr}
+	if err != nil {
+		Refuse(in, err, "")
+		return 0
+	}
+	Run(in, "")
 	return 0
 }
 
@@ -109,7 +149,7 @@ func WarnIfNewlyActive(prevActive string, env envdiff.Env, r activate.Resolved, 
 	}
 	d := detect.Host{Env: env, GOOS: goos}.Driver(context.Background())
 	if w := doctor.DriverWarning(r.CUDA.Version.String(), d, goos); w != "" {
-		fmt.Fprintf(stderr, "cudaenv: warning: %s\n", w)
+		Warn(stderr, w)
 	}
 }
 

@@ -181,6 +181,8 @@ type Here struct {
 	Dir        string
 	Lookup     resolve.Lookup // the environment (CUDAENV_VERSION); nil means empty
 	GlobalFile string
+	// Warn, if not nil, hears each version file skipped on the way.
+	Warn func(string)
 }
 
 func (h Here) find() (resolve.Selection, error) {
@@ -189,6 +191,11 @@ func (h Here) find() (resolve.Selection, error) {
 		lookup = func(string) (string, bool) { return "", false }
 	}
 	sel, _, err := resolve.Find(h.Dir, lookup, h.GlobalFile)
+	if h.Warn != nil {
+		for _, w := range sel.Warnings {
+			h.Warn(w)
+		}
+	}
 	return sel, err
 }
 

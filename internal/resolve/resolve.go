@@ -4,6 +4,10 @@
 //
 // Version files come from untrusted repositories: they are parsed as data,
 // capped in size, and every word must be a version spec, never a path.
+// Only regular files on ordinary file systems are opened, without blocking
+// and against a deadline, so a named pipe, a device or a kernel file such
+// as /proc/kmsg under that name is skipped with a warning instead of
+// hanging the prompt.
 package resolve
 
 import (
@@ -31,8 +35,17 @@ const FileName = ".cuda-version"
 // ToolVersionsName is asdf's and mise's file; its cuda and cudnn lines count.
 const ToolVersionsName = ".tool-versions"
 
-// MaxFileSize caps a version file; anything larger is refused unread.
+// MaxFileSize caps a .cuda-version file and the global default; anything
+// larger is refused unread, as an error.
 const MaxFileSize = 1024
+
+// MaxToolVersionsSize caps a .tool-versions file, which lists other tools
+// too; a larger one is skipped with a warning.
+const MaxToolVersionsSize = 64 << 10
+
+// readTimeout bounds opening and reading one version file: a file system
+// that hangs (a dead network mount) must not hang the prompt.
+var readTimeout = time.Second
 
 // Kind says where a selection came from.
 type Kind int
@@ -66,6 +79,10 @@ func (s Source) String() string {
 type Selection struct {
 	Specs  []version.Spec
 	Source Source
+	// Warnings name the version files skipped on the way (not regular
+	// files, kernel files, too slow to read, too large a .tool-versions)
+	// and why. They are set even when Find returns an error.
+	Warnings []string
 }
 
 // System reports whether cudaenv should step aside: nothing is selected,
@@ -122,16 +139,31 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 			return Selection{Specs: specs, Source: Source{Kind: FromEnv}}, w, err
 		}
 	}
+	var warnings []string
+	found := func(specs []version.Spec, src Source, err error) (Selection, Watch, error) {
+		if err != nil {
+			return Selection{Warnings: warnings}, w, err
+		}
+		return Selection{Specs: specs, Source: src, Warnings: warnings}, w, nil
+	}
 	for d := dir; ; {
 		for _, name := range []string{FileName, ToolVersionsName} {
 			path := filepath.Join(d, name)
-			data, st, err := readCapped(path)
+			limit := int64(MaxFileSize)
+			if name == ToolVersionsName {
+				limit = MaxToolVersionsSize
+			}
+			data, st, skip, err := readCapped(path, limit, name == FileName)
 			w.Files = append(w.Files, st)
+			if skip != "" {
+				warnings = append(warnings, skip+"; skipped")
+				continue
+			}
 			if !st.Exists {
 				continue
 			}
 			if err != nil {
-				return Selection{}, w, err
+				return found(nil, Source{}, err)
 			}
 			var specs []version.Spec
 			if name == FileName {
@@ -140,7 +172,7 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 				specs, err = ParseToolVersions(path, data)
 			}
 			if err != nil || len(specs) > 0 {
-				return Selection{Specs: specs, Source: Source{Kind: FromFile, Path: path}}, w, err
+				return found(specs, Source{Kind: FromFile, Path: path}, err)
 			}
 		}
 		parent := filepath.Dir(d)
@@ -150,53 +182,133 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 		d = parent
 	}
 	if globalFile != "" {
-		data, st, err := readCapped(globalFile)
+		data, st, skip, err := readCapped(globalFile, MaxFileSize, true)
 		w.Files = append(w.Files, st)
-		if st.Exists {
+		if skip != "" {
+			warnings = append(warnings, skip+"; skipped")
+		} else if st.Exists {
 			if err != nil {
-				return Selection{}, w, err
+				return found(nil, Source{}, err)
 			}
 			specs, err := Parse(globalFile, data)
 			if err != nil || len(specs) > 0 {
-				return Selection{Specs: specs, Source: Source{Kind: FromGlobal, Path: globalFile}}, w, err
+				return found(specs, Source{Kind: FromGlobal, Path: globalFile}, err)
 			}
 		}
 	}
-	return Selection{}, w, nil
+	return found(nil, Source{}, nil)
 }
 
-// readCapped reads a version file of at most MaxFileSize bytes. Only regular
-// files are read: a FIFO named .cuda-version must not hang the prompt.
-func readCapped(path string) ([]byte, FileState, error) {
-	st := FileState{Path: path}
+// ReadFile reads one file in the .cuda-version grammar (a pin, the global
+// default) with the care Find takes. A missing file is an error wrapping
+// fs.ErrNotExist; one Find would skip is an error saying why.
+func ReadFile(path string) ([]version.Spec, error) {
+	data, st, skip, err := readCapped(path, MaxFileSize, true)
+	switch {
+	case skip != "":
+		return nil, errors.New(skip)
+	case !st.Exists:
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	case err != nil:
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// readCapped reads a version file of at most limit bytes; a larger one is
+// an error when bigIsError, else skipped. A file to skip (it is not a
+// regular file, lies on a kernel file system, or takes longer than
+// readTimeout) comes back as skip, which says why; Find warns and goes on
+// past it. Nothing but a regular file is ever opened (opening a device
+// can have effects), and that without blocking, in case it was swapped.
+func readCapped(path string, limit int64, bigIsError bool) (data []byte, st FileState, skip string, err error) {
+	st = FileState{Path: path}
 	fi, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
-			return nil, st, nil
+			return nil, st, "", nil
 		}
 		st.Exists = true
-		return nil, st, fmt.Errorf("%s: %w", path, err)
+		return nil, st, "", fmt.Errorf("%s: %w", path, err)
 	}
 	st.Exists, st.ModTime = true, fi.ModTime()
 	if !fi.Mode().IsRegular() {
-		return nil, st, fmt.Errorf("%s: not a regular file", path)
+		return nil, st, path + ": not a regular file (" + kindOf(fi.Mode()) + ")", nil
 	}
-	if fi.Size() > MaxFileSize {
-		return nil, st, fmt.Errorf("%s: larger than %d bytes; a version file holds a few version specs like 12.4", path, MaxFileSize)
+	tooBig := func() (string, error) {
+		if bigIsError {
+			return "", fmt.Errorf("%s: larger than %d bytes; a version file holds a few version specs like 12.4", path, limit)
+		}
+		return fmt.Sprintf("%s: larger than %d bytes", path, limit), nil
 	}
-	f, err := os.Open(path)
+	if fi.Size() > limit {
+		skip, err = tooBig()
+		return nil, st, skip, err
+	}
+	type result struct {
+		data []byte
+		skip string
+		err  error
+	}
+	done := make(chan result, 1) // buffered: a late reader must not block
+	go func() {
+		data, skip, err := readRegular(path, fi, limit)
+		done <- result{data, skip, err}
+	}()
+	timer := time.NewTimer(readTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if r.skip != "" || r.err != nil {
+			return nil, st, r.skip, r.err
+		}
+		if int64(len(r.data)) > limit {
+			skip, err = tooBig()
+			return nil, st, skip, err
+		}
+		return r.data, st, "", nil
+	case <-timer.C:
+		return nil, st, fmt.Sprintf("%s: not read within %s", path, readTimeout), nil
+	}
+}
+
+// readRegular opens path without blocking and reads up to limit+1 bytes,
+// if it is still the regular file fi and not on a kernel file system.
+var readRegular = func(path string, fi fs.FileInfo, limit int64) ([]byte, string, error) {
+	f, err := openNoBlock(path)
 	if err != nil {
-		return nil, st, fmt.Errorf("%s: %w", path, err)
+		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	now, err := f.Stat()
 	if err != nil {
-		return nil, st, fmt.Errorf("%s: %w", path, err)
+		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
-	if len(data) > MaxFileSize {
-		return nil, st, fmt.Errorf("%s: larger than %d bytes; a version file holds a few version specs like 12.4", path, MaxFileSize)
+	if !now.Mode().IsRegular() || !os.SameFile(fi, now) {
+		return nil, path + ": changed while it was read", nil
 	}
-	return data, st, nil
+	if fsName, ok := kernelFS(f); ok {
+		return nil, path + ": on the kernel's " + fsName + " file system, not a version file", nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	return data, "", nil
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // SyntaxError is a word in a version file that is not a version spec.

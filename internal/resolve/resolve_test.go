@@ -1,10 +1,13 @@
 package resolve
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseReadsTheVersionFileGrammar(t *testing.T) {
@@ -149,9 +152,9 @@ func TestFindRefusesLargeAndOddFiles(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir2, ".cuda-version"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = Find(dir2, func(string) (string, bool) { return "", false }, "")
-	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
-		t.Errorf("directory: %v", err)
+	sel, _, err := Find(dir2, func(string) (string, bool) { return "", false }, "")
+	if err != nil || len(sel.Warnings) != 1 || !strings.Contains(sel.Warnings[0], "not a regular file (a directory); skipped") {
+		t.Errorf("directory: %v, warnings %q", err, sel.Warnings)
 	}
 }
 
@@ -160,4 +163,157 @@ func TestEnvironmentVariableErrorsHaveNoLineNumber(t *testing.T) {
 	if err == nil || err.Error() != `CUDAENV_VERSION: invalid version "../x"` {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// project makes root/proj/sub with a .cuda-version of 12.4 in proj and a
+// global default of 11.8, and returns sub and the global file.
+func project(t *testing.T) (sub, global string) {
+	root := t.TempDir()
+	sub = filepath.Join(root, "proj", "sub")
+	write(t, filepath.Join(root, "proj", ".cuda-version"), "12.4\n")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	global = filepath.Join(root, "cfg", "version")
+	write(t, global, "11.8\n")
+	return sub, global
+}
+
+func noEnv(string) (string, bool) { return "", false }
+
+// findQuickly is Find that fails the test if it takes a second.
+func findQuickly(t *testing.T, dir, global string) (Selection, Watch, error) {
+	t.Helper()
+	type res struct {
+		sel Selection
+		w   Watch
+		err error
+	}
+	done := make(chan res, 1)
+	go func() { s, w, err := Find(dir, noEnv, global); done <- res{s, w, err} }()
+	select {
+	case r := <-done:
+		return r.sel, r.w, r.err
+	case <-time.After(3 * time.Second):
+		t.Fatal("Find blocked")
+	}
+	return Selection{}, Watch{}, nil
+}
+
+func TestFilesThatAreNotRegularAreSkippedWithAWarning(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no named pipes or /dev here")
+	}
+	tests := []struct {
+		desc string
+		make func(t *testing.T, path string)
+		want string
+	}{
+		{"a named pipe", func(t *testing.T, p string) {
+			if err := mkfifo(p); err != nil {
+				t.Skip(err)
+			}
+		}, "not a regular file (a named pipe); skipped"},
+		{"a symlink to /dev/zero", func(t *testing.T, p string) { symlink(t, "/dev/zero", p) }, "not a regular file (a device); skipped"},
+		{"a symlink to a named pipe", func(t *testing.T, p string) {
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			if err := mkfifo(fifo); err != nil {
+				t.Skip(err)
+			}
+			symlink(t, fifo, p)
+		}, "not a regular file (a named pipe); skipped"},
+		{"a symlink to a proc file", func(t *testing.T, p string) {
+			if runtime.GOOS != "linux" {
+				t.Skip("procfs is Linux's")
+			}
+			// A regular file to stat, holding a number that would parse.
+			symlink(t, "/proc/sys/kernel/ngroups_max", p)
+		}, "on the kernel's proc file system, not a version file; skipped"},
+	}
+	for _, tt := range tests {
+		for _, name := range []string{FileName, ToolVersionsName} {
+			t.Run(tt.desc+" named "+name, func(t *testing.T) {
+				sub, global := project(t)
+				path := filepath.Join(sub, name)
+				tt.make(t, path)
+				sel, w, err := findQuickly(t, sub, global)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sel.Source.Path != filepath.Join(filepath.Dir(sub), FileName) || sel.Specs[0].String() != "12.4" {
+					t.Errorf("selection = %+v, want the parent's 12.4", sel)
+				}
+				if want := path + ": " + tt.want; len(sel.Warnings) != 1 || sel.Warnings[0] != want {
+					t.Errorf("warnings = %q, want [%q]", sel.Warnings, want)
+				}
+				if !w.Files[0].Exists && !w.Files[1].Exists {
+					t.Errorf("the skipped file is not watched: %+v", w.Files)
+				}
+			})
+		}
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip(err)
+	}
+}
+
+func TestAFileThatCannotBeReadInTimeIsSkipped(t *testing.T) {
+	sub, global := project(t)
+	write(t, filepath.Join(sub, FileName), "13.0\n")
+	block := make(chan struct{})
+	defer close(block)
+	saved, savedTimeout := readRegular, readTimeout
+	defer func() { readRegular, readTimeout = saved, savedTimeout }()
+	readTimeout = 50 * time.Millisecond
+	readRegular = func(path string, fi fs.FileInfo, limit int64) ([]byte, string, error) {
+		if filepath.Dir(path) == sub {
+			<-block // a hung network mount
+		}
+		return saved(path, fi, limit)
+	}
+	sel, _, err := findQuickly(t, sub, global)
+	if err != nil || sel.Specs[0].String() != "12.4" {
+		t.Fatalf("selection = %+v, %v; want the parent's 12.4", sel, err)
+	}
+	if len(sel.Warnings) != 1 || !strings.Contains(sel.Warnings[0], "not read within 50ms; skipped") {
+		t.Errorf("warnings = %q", sel.Warnings)
+	}
+}
+
+func TestToolVersionsFiles(t *testing.T) {
+	big := strings.Repeat("nodejs 20.1.0 # a long comment to fill the file up\n", 40) // 2 KiB
+	tests := []struct {
+		desc, text, want, warning string
+	}{
+		{"a large one without cuda is skipped and the parent applies", big, "12.4", ""},
+		{"a large one with a cuda line is read", big + "cuda 13.0\n", "13.0", ""},
+		{"one over 64 KiB is skipped with a warning", strings.Repeat(big, 40) + "cuda 13.0\n", "12.4", "larger than 65536 bytes; skipped"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			sub, global := project(t)
+			write(t, filepath.Join(sub, ToolVersionsName), tt.text)
+			sel, _, err := Find(sub, noEnv, global)
+			if err != nil || len(sel.Specs) != 1 || sel.Specs[0].String() != tt.want {
+				t.Fatalf("selection = %+v, %v; want %s", sel, err, tt.want)
+			}
+			if tt.warning == "" && len(sel.Warnings) != 0 || tt.warning != "" && (len(sel.Warnings) != 1 || !strings.HasSuffix(sel.Warnings[0], tt.warning)) {
+				t.Errorf("warnings = %q, want %q", sel.Warnings, tt.warning)
+			}
+		})
+	}
+	t.Run("a large one without cuda falls through to the global default", func(t *testing.T) {
+		dir := t.TempDir()
+		global := filepath.Join(dir, "version")
+		write(t, global, "11.8\n")
+		write(t, filepath.Join(dir, "p", ToolVersionsName), big)
+		sel, _, err := Find(filepath.Join(dir, "p"), noEnv, global)
+		if err != nil || sel.Source.Kind != FromGlobal {
+			t.Errorf("selection = %+v, %v; want the global default", sel, err)
+		}
+	})
 }

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package hookenv
+
+import "errors"
+
+func mkfifo(string) error { return errors.ErrUnsupported }
