@@ -148,6 +148,8 @@ func Want(r Resolved, goos string) envdiff.Want {
 		}
 		w.Set["CUDA_PATH"] = p
 		w.Set["CUDA_HOME"] = p
+		// CMake's FindCUDAToolkit looks here first.
+		w.Set["CUDAToolkit_ROOT"] = p
 	}
 	if d := r.Cudnn; d != nil {
 		p := d.Path

@@ -65,7 +65,7 @@ func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
 				"CPATH":           {"/s/cudnn/9.5.1.17-cuda12/include"},
 			},
 			set: map[string]string{
-				"CUDA_HOME": "/s/cuda/12.4.1", "CUDA_PATH": "/s/cuda/12.4.1",
+				"CUDA_HOME": "/s/cuda/12.4.1", "CUDAToolkit_ROOT": "/s/cuda/12.4.1", "CUDA_PATH": "/s/cuda/12.4.1",
 				"CUDACXX": "/s/cuda/12.4.1/bin/nvcc", "CUDNN_PATH": "/s/cudnn/9.5.1.17-cuda12",
 			},
 		},
@@ -74,7 +74,7 @@ func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
 			r:    Resolved{CUDA: t130}, goos: "windows",
 			prepend: map[string][]string{"PATH": {filepath.Join(`C:\s\cuda\13.0.0`, "bin"), filepath.Join(`C:\s\cuda\13.0.0`, "bin", "x64")}},
 			set: map[string]string{
-				"CUDA_HOME": `C:\s\cuda\13.0.0`, "CUDA_PATH": `C:\s\cuda\13.0.0`, "CUDA_PATH_V13_0": `C:\s\cuda\13.0.0`,
+				"CUDA_HOME": `C:\s\cuda\13.0.0`, "CUDAToolkit_ROOT": `C:\s\cuda\13.0.0`, "CUDA_PATH": `C:\s\cuda\13.0.0`, "CUDA_PATH_V13_0": `C:\s\cuda\13.0.0`,
 				"CUDACXX": filepath.Join(`C:\s\cuda\13.0.0`, "bin", "nvcc.exe"),
 			},
 		},
@@ -83,7 +83,7 @@ func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
 			r:    Resolved{CUDA: t124}, goos: "windows",
 			prepend: map[string][]string{"PATH": {filepath.Join("/s/cuda/12.4.1", "bin")}},
 			set: map[string]string{
-				"CUDA_HOME": "/s/cuda/12.4.1", "CUDA_PATH": "/s/cuda/12.4.1", "CUDA_PATH_V12_4": "/s/cuda/12.4.1",
+				"CUDA_HOME": "/s/cuda/12.4.1", "CUDAToolkit_ROOT": "/s/cuda/12.4.1", "CUDA_PATH": "/s/cuda/12.4.1", "CUDA_PATH_V12_4": "/s/cuda/12.4.1",
 				"CUDACXX": filepath.Join("/s/cuda/12.4.1", "bin", "nvcc.exe"),
 			},
 		},

@@ -28,7 +28,7 @@ func TestWantWindows(t *testing.T) {
 	}{
 		{"12.x", Resolved{CUDA: &store.Entry{Kind: store.CUDA, Version: version.MustParse("12.4.1"), Path: p12}}, envdiff.Want{
 			Prepend: map[string][]string{"PATH": {filepath.Join(p12, "bin")}},
-			Set: map[string]string{"CUDA_PATH": p12, "CUDA_HOME": p12, "CUDA_PATH_V12_4": p12,
+			Set: map[string]string{"CUDA_PATH": p12, "CUDA_HOME": p12, "CUDAToolkit_ROOT": p12, "CUDA_PATH_V12_4": p12,
 				"CUDACXX": filepath.Join(p12, "bin", "nvcc.exe")},
 			Active: "12.4.1",
 		}},
@@ -38,7 +38,7 @@ func TestWantWindows(t *testing.T) {
 		}, envdiff.Want{
 			Prepend: map[string][]string{"PATH": {filepath.Join(p13, "bin"), filepath.Join(p13, "bin", "x64"),
 				filepath.Join(cudnn, "bin"), filepath.Join(cudnn, "bin", "x64")}},
-			Set: map[string]string{"CUDA_PATH": p13, "CUDA_HOME": p13, "CUDA_PATH_V13_0": p13,
+			Set: map[string]string{"CUDA_PATH": p13, "CUDA_HOME": p13, "CUDAToolkit_ROOT": p13, "CUDA_PATH_V13_0": p13,
 				"CUDACXX": filepath.Join(p13, "bin", "nvcc.exe"), "CUDNN_PATH": cudnn},
 			Active: "13.0.2 cudnn@9.5.1.17",
 		}},

@@ -241,7 +241,7 @@ var (
 		"LIBRARY_PATH":    {"lib"},
 		"CPATH":           {"include"},
 	}
-	scalarNames = map[string]bool{"CUDA_PATH": true, "CUDA_HOME": true, "CUDACXX": true, "CUDNN_PATH": true}
+	scalarNames = map[string]bool{"CUDA_PATH": true, "CUDA_HOME": true, "CUDACXX": true, "CUDAToolkit_ROOT": true, "CUDNN_PATH": true}
 	// rootScalars hold the roots that list entries lie under.
 	rootScalars = []string{"CUDA_PATH", "CUDNN_PATH"}
 )
