@@ -40,6 +40,12 @@ func (fish) Unset(name string) string {
 func (fish) Init(exe, hook string) string { return fill(fishHook, quoteFish(exe), quoteFish(hook)) }
 func (fish) Alert(msg string) string      { return "printf '%s\\n' " + quoteFish(msg) + " >&2\n" }
 
+// wildcardFish escapes the characters string match's globs give a
+// meaning to, so s matches only itself.
+func wildcardFish(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`).Replace(s)
+}
+
 func (fish) Check(c Check) string {
 	q := quoteFish
 	var b strings.Builder
@@ -48,11 +54,35 @@ func (fish) Check(c Check) string {
 		b.WriteString("    return 1\nend\n")
 		return b.String()
 	}
-	b.WriteString("    test \"$PWD\" = " + q(c.Dir) + "; or return 1\n")
-	if c.EnvSet {
-		b.WriteString("    set -q " + c.EnvName + "; and test \"$" + c.EnvName + "\" = " + q(c.EnvValue) + "; or return 1\n")
-	} else {
-		b.WriteString("    not set -q " + c.EnvName + "; or return 1\n")
+	switch {
+	case c.AnyDir:
+	case c.Within != "" && strings.HasPrefix(c.Within, "/"):
+		// A cd inside the project: walk up to Within in builtins; any
+		// version file on the way means the selection may differ.
+		pre := q(wildcardFish(withinPrefix(c.Within)))
+		b.WriteString("    if test \"$PWD\" != " + q(c.Dir) + "\n")
+		b.WriteString("        string match -q -- " + pre + "'?*' \"$PWD\"; or return 1\n")
+		b.WriteString("        set -l __cudaenv_d $PWD\n")
+		b.WriteString("        while string match -q -- " + pre + "'?*' \"$__cudaenv_d\"\n")
+		b.WriteString("            if test -e \"$__cudaenv_d/" + versionFiles[0] + "\"; or test -e \"$__cudaenv_d/" + versionFiles[1] + "\"\n")
+		b.WriteString("                return 1\n")
+		b.WriteString("            end\n")
+		b.WriteString("            set __cudaenv_d (string replace -r -- '/[^/]*$' '' \"$__cudaenv_d\")\n")
+		b.WriteString("        end\n")
+		b.WriteString("    end\n")
+	default:
+		b.WriteString("    test \"$PWD\" = " + q(c.Dir) + "; or return 1\n")
+	}
+	varIs := func(name string, set bool, value string) {
+		if set {
+			b.WriteString("    set -q " + name + "; and test \"$" + name + "\" = " + q(value) + "; or return 1\n")
+		} else {
+			b.WriteString("    not set -q " + name + "; or return 1\n")
+		}
+	}
+	varIs(c.EnvName, c.EnvSet, c.EnvValue)
+	if ValidName(c.StateName) {
+		varIs(c.StateName, c.StateSet, c.State)
 	}
 	for _, f := range c.Files {
 		p := q(f.Path)

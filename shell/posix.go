@@ -23,11 +23,33 @@ func checkPOSIX(c Check) string {
 		b.WriteString("  return 1\n}\n")
 		return b.String()
 	}
-	b.WriteString("  [[ $PWD == " + q(c.Dir) + " ]] || return 1\n")
-	if c.EnvSet {
-		b.WriteString("  [[ ${" + c.EnvName + "+x} == x && $" + c.EnvName + " == " + q(c.EnvValue) + " ]] || return 1\n")
-	} else {
-		b.WriteString("  [[ -z ${" + c.EnvName + "+x} ]] || return 1\n")
+	switch {
+	case c.AnyDir:
+	case c.Within != "" && strings.HasPrefix(c.Within, "/"):
+		// A cd inside the project: walk up to Within in builtins; any
+		// version file on the way means the selection may differ.
+		pre := q(withinPrefix(c.Within))
+		b.WriteString("  if [[ $PWD != " + q(c.Dir) + " ]]; then\n")
+		b.WriteString("    [[ $PWD == " + pre + "?* ]] || return 1\n")
+		b.WriteString("    local __cudaenv_d=$PWD\n")
+		b.WriteString("    while [[ $__cudaenv_d == " + pre + "?* ]]; do\n")
+		b.WriteString("      [[ -e $__cudaenv_d/" + versionFiles[0] + " || -e $__cudaenv_d/" + versionFiles[1] + " ]] && return 1\n")
+		b.WriteString("      __cudaenv_d=${__cudaenv_d%/*}\n")
+		b.WriteString("    done\n")
+		b.WriteString("  fi\n")
+	default:
+		b.WriteString("  [[ $PWD == " + q(c.Dir) + " ]] || return 1\n")
+	}
+	varIs := func(name string, set bool, value string) {
+		if set {
+			b.WriteString("  [[ ${" + name + "+x} == x && $" + name + " == " + q(value) + " ]] || return 1\n")
+		} else {
+			b.WriteString("  [[ -z ${" + name + "+x} ]] || return 1\n")
+		}
+	}
+	varIs(c.EnvName, c.EnvSet, c.EnvValue)
+	if ValidName(c.StateName) {
+		varIs(c.StateName, c.StateSet, c.State)
 	}
 	for _, f := range c.Files {
 		p := q(f.Path)

@@ -46,6 +46,31 @@ type Check struct {
 	// Never makes the check fail always, e.g. when no reference file could
 	// be written; correctness then costs a process start per prompt.
 	Never bool
+	// AnyDir: any working directory passes (the selection came from the
+	// variable). Else, with Within set (bash, zsh, fish), a directory
+	// below Within passes when no version file lies between it and Within;
+	// else only Dir does.
+	AnyDir bool
+	Within string
+	// StateName is the variable holding cudaenv's state; when set, the
+	// check also fails once it no longer holds State (StateSet false:
+	// once it is set), so a state changed behind the hook's back is
+	// looked at.
+	StateName string
+	StateSet  bool
+	State     string
+}
+
+// versionFiles are the names a directory's selection can come from.
+var versionFiles = []string{".cuda-version", ".tool-versions"}
+
+// withinPrefix is Within as a prefix that every folder below it starts
+// with: "/" stays "/", "/p" becomes "/p/".
+func withinPrefix(within string) string {
+	if strings.HasSuffix(within, "/") {
+		return within
+	}
+	return within + "/"
 }
 
 // File is one path whose existence and modification time matter.

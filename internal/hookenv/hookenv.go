@@ -55,7 +55,10 @@ func Run(in Input, prefix string) {
 	} else {
 		WarnIfNewlyActive(out.Prev.Active, in.Env, out.Resolved, in.GOOS, in.Stderr)
 	}
-	fmt.Fprint(in.Stdout, prefix+shell.Render(in.Shell, Vars(out.Changes))+in.Shell.Check(CheckFor(in.Dirs.Stamps(), out.Watch)))
+	check := CheckFor(in.Dirs.Stamps(), out.Watch)
+	check.StateName = envdiff.StateVar
+	check.State, check.StateSet = envdiff.Result(in.Env, out.Changes)[envdiff.StateVar]
+	fmt.Fprint(in.Stdout, prefix+shell.Render(in.Shell, Vars(out.Changes))+in.Shell.Check(check))
 }
 
 // Refuse is Run when cudaenv's folders are unusable (see dirs.FromEnv):
@@ -156,7 +159,7 @@ func WarnIfNewlyActive(prevActive string, env envdiff.Env, r activate.Resolved, 
 // CheckFor turns a watch list into the shell check, writing the mtime
 // reference files that test -nt needs into stamps.
 func CheckFor(stamps string, w resolve.Watch) shell.Check {
-	c := shell.Check{Dir: w.Dir, EnvName: resolve.EnvVar, EnvSet: w.EnvSet, EnvValue: w.EnvValue}
+	c := shell.Check{Dir: w.Dir, EnvName: resolve.EnvVar, EnvSet: w.EnvSet, EnvValue: w.EnvValue, AnyDir: w.AnyDir, Within: w.Within}
 	for _, f := range w.Files {
 		sf := shell.File{Path: f.Path, Exists: f.Exists, ModTime: f.ModTime}
 		if f.Exists {

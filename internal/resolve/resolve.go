@@ -116,6 +116,15 @@ type Watch struct {
 	EnvSet   bool
 	EnvValue string
 	Files    []FileState
+	// AnyDir: the selection does not depend on the directory at all (it
+	// came from CUDAENV_VERSION).
+	AnyDir bool
+	// Within is the folder whose version file decided, or the root when
+	// none did (the global default, or nothing): below it, a directory
+	// with no version file between itself and Within has the same
+	// selection, given the same Files. The prompt check uses it so that
+	// a cd inside a project starts no process.
+	Within string
 }
 
 // FileState is one file the selection looked at.
@@ -135,6 +144,7 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 	if v, ok := env(EnvVar); ok {
 		w.EnvSet, w.EnvValue = true, v
 		if strings.TrimSpace(v) != "" {
+			w.AnyDir = true
 			specs, err := Parse(EnvVar, []byte(v))
 			return Selection{Specs: specs, Source: Source{Kind: FromEnv}}, w, err
 		}
@@ -162,6 +172,7 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 			if !st.Exists {
 				continue
 			}
+			w.Within = d
 			if err != nil {
 				return found(nil, Source{}, err)
 			}
@@ -177,6 +188,7 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
+			w.Within = d
 			break
 		}
 		d = parent
