@@ -250,6 +250,10 @@ func retryable(err error) bool {
 	if errors.As(err, &fatal) {
 		return false
 	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
+		return false // the name does not exist: asking again changes nothing
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, io.EOF) {
@@ -435,6 +439,10 @@ func (c *Client) releases(ctx context.Context, p Product, refresh bool) ([]strin
 	u := c.ProductURL(p)
 	listing, err := c.getSmall(ctx, "list "+string(p)+" releases", u)
 	if err != nil {
+		var ne *NetError
+		if errors.As(err, &ne) { // it names the host; the URL is noise
+			return nil, fmt.Errorf("list %s releases: %w", p, err)
+		}
 		return nil, fmt.Errorf("list %s releases: %w: %s", p, err, u)
 	}
 	vs := parseIndex(listing)
@@ -502,6 +510,10 @@ func (c *Client) manifest(ctx context.Context, p Product, version string) (*Mani
 			var se *statusError
 			if errors.As(err, &se) && se.code == http.StatusNotFound {
 				return nil, fmt.Errorf("%s %s: no such release (%s): %s", p, version, se.status, u)
+			}
+			var ne *NetError
+			if errors.As(err, &ne) {
+				return nil, fmt.Errorf("get %s %s manifest: %w", p, version, err)
 			}
 			return nil, fmt.Errorf("get %s %s manifest: %w: %s", p, version, err, u)
 		}

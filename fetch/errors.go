@@ -151,3 +151,42 @@ func seconds(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// NetError is a request that got no answer from its host: said once, as
+// "cannot reach HOST: CAUSE", without the URL twice over that net/http
+// puts in its errors. It unwraps to the transport's error.
+type NetError struct {
+	Host string
+	Err  error
+}
+
+func (e *NetError) Error() string { return "cannot reach " + Redact(e.Host) + ": " + netCause(e.Err) }
+func (e *NetError) Unwrap() error { return e.Err }
+
+// netCause is the part of a transport error a user can act on.
+func netCause(err error) string {
+	var te *TimeoutError
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &te):
+		return te.Error()
+	case errors.As(err, &dns):
+		if dns.IsNotFound {
+			return "no such host"
+		}
+		return "name lookup failed: " + dns.Err
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		return "no route to the host"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}

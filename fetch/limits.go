@@ -64,6 +64,9 @@ func (l Limits) Do(hc *http.Client, req *http.Request) (*http.Response, error) {
 	if err != nil {
 		err = g.why(err)
 		g.stop()
+		if req.Context().Err() == nil { // not the caller's own cancel
+			err = &NetError{Host: req.URL.Host, Err: err}
+		}
 		return nil, err
 	}
 	g.stall = time.AfterFunc(l.Stall, func() {

@@ -28,10 +28,10 @@ func installCommands(e *env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "install",
-			Usage:     "download and install CUDA toolkits and cuDNN from NVIDIA's redistributables",
+			Usage:     "download and install CUDA toolkits and cuDNN from NVIDIA's redistributables or its PyPI wheels (--source)",
 			ArgsUsage: "[VERSION] [cudnn@VERSION]   (none: what this directory selects)",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "profile", Value: "default", Usage: "minimal (nvcc, cudart, cccl: compile and run), default (the toolkit without drivers, GUI profilers and docs) or full"},
+				&cli.StringFlag{Name: "profile", Usage: "minimal (nvcc, cudart, cccl: compile and run), default (the toolkit without drivers, GUI profilers and docs) or full; an installed version gains components only when this or --components is given", DefaultText: "default"},
 				&cli.StringFlag{Name: "components", Usage: "comma-separated component ids instead of a profile, e.g. cuda_nvcc,cuda_cudart,libcublas"},
 				&cli.StringFlag{Name: "platform", Usage: "NVIDIA platform key (default: this machine's), e.g. linux-aarch64 for Jetson before CUDA 13"},
 				&cli.IntFlag{Name: "cuda-major", Usage: "for cuDNN alone: the CUDA major to install the build for"},
@@ -132,7 +132,7 @@ func (e *env) installer(c *cli.Context, source string, quiet bool) (*install.Ins
 		GOOS:      e.goos,
 		GOARCH:    runtime.GOARCH,
 		Driver:    func(ctx context.Context) string { return e.host(true).Driver(ctx).Version },
-		Reporter:  &installReport{e: e, quiet: quiet},
+		Reporter:  &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default")},
 		Changed:   func() { afterStoreChange(e) },
 		Notice:    func(line string) { fmt.Fprintf(e.stderr, "cudaenv: %s\n", termsafe.Escape(line)) },
 	})
@@ -174,8 +174,9 @@ func installCmd(e *env, c *cli.Context) error {
 
 // installReport prints what an install decides and does.
 type installReport struct {
-	e     *env
-	quiet bool
+	e       *env
+	quiet   bool
+	profile string // what a bare install asks for, named in the hint to add more
 }
 
 func (r *installReport) Event(ev install.Event) {
@@ -196,9 +197,18 @@ func (r *installReport) Event(ev install.Event) {
 		case install.AlreadyLinked:
 			fmt.Fprintf(e.stdout, "%s is already linked to %s\n", ev.Label, ev.Entry.Path)
 		case install.AlreadyInstalled:
-			fmt.Fprintf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", ev.Label)
+			if len(ev.Missing) == 0 {
+				fmt.Fprintf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", ev.Label)
+				break
+			}
+			what := plural(ev.Components, "component")
+			if p := ev.Entry.Receipt.Profile; p != "" {
+				what = "profile " + p + ", " + what
+			}
+			fmt.Fprintf(e.stdout, "%s is installed (%s); cudaenv install %s --profile %s adds %s, %s\n",
+				ev.Label, what, ev.Entry.Version, r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes))
 		default:
-			fmt.Fprintf(e.stdout, "installed %s (%d components) in %.1fs: %s\n", ev.Label, ev.Components, ev.Elapsed.Seconds(), ev.Entry.Dir)
+			fmt.Fprintf(e.stdout, "installed %s (%s) in %.1fs: %s\n", ev.Label, plural(ev.Components, "component"), ev.Elapsed.Seconds(), ev.Entry.Dir)
 			fmt.Fprintf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
 		}
 	}
@@ -280,7 +290,7 @@ func (p *progress) Start(total int64, components int) {
 		)
 		return
 	}
-	fmt.Fprintf(p.w, "%s: %d components, %s\n", p.label, components, humanBytes(total))
+	fmt.Fprintf(p.w, "%s: %s, %s\n", p.label, plural(components, "component"), humanBytes(total))
 }
 
 func (p *progress) Add(n int64) {
@@ -320,4 +330,11 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func profileOr(p, def string) string {
+	if p == "" {
+		return def
+	}
+	return p
 }

@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -40,8 +41,14 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			return res, nil
 		}
 		missing := missingComponents(have, pl.Artifacts)
-		if len(missing) == 0 {
-			res.Outcome = AlreadyInstalled
+		if len(missing) == 0 || !pl.Explicit {
+			// Adding gigabytes is done only when asked for by name.
+			res.Outcome, res.Components, res.Missing = AlreadyInstalled, len(have.Receipt.Components), missing
+			for _, a := range pl.Artifacts {
+				if slices.Contains(missing, a.Component) {
+					res.MissingBytes += a.Size
+				}
+			}
 			in.event(res)
 			return res, nil
 		}

@@ -165,8 +165,13 @@ type Result struct {
 	// Use is what follows `cudaenv use` to activate it: "12.4.1", or
 	// "12 cudnn@9.5.1.17" for cuDNN (CUDA major first).
 	Use        string
-	Components int           // Installed: archives fetched
+	Components int           // Installed: archives fetched; AlreadyInstalled: archives it has
 	Elapsed    time.Duration // Installed: time spent fetching and staging
+	// Missing (AlreadyInstalled) are the components the request's
+	// profile would add, and MissingBytes their download size: the entry
+	// is left as it is unless the profile or components are named.
+	Missing      []string
+	MissingBytes int64
 }
 
 func (in *Installer) event(e Event) {
@@ -268,7 +273,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if sp.Tool != version.CUDA {
 			continue
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components})
+		p, err := in.Plan(ctx, sp, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components, Explicit: req.Profile != "" || len(req.Components) > 0})
 		if err != nil {
 			return results, err
 		}

@@ -19,6 +19,9 @@ type Target struct {
 	Profile    string   // minimal, default or full
 	Components []string // instead of the profile
 	CUDAMajor  int      // cuDNN: the CUDA major of the build
+	// Explicit: the user named the profile or components, so components
+	// an installed entry lacks are added; otherwise it is left as it is.
+	Explicit bool
 }
 
 func (t Target) selection() fetch.Selection {
@@ -36,6 +39,8 @@ type Plan struct {
 	// Receipt is the entry's receipt before Fetch adds the components:
 	// source, URL, platform, profile, manifest hash.
 	Receipt store.Receipt
+	// Explicit is Target.Explicit.
+	Explicit bool
 	// reselect chooses the archives for exactly these component ids, to
 	// complete an installed entry.
 	reselect func(ids []string) ([]fetch.Artifact, error)
@@ -49,6 +54,14 @@ func (in *Installer) Plan(ctx context.Context, sp version.Spec, t Target) (*Plan
 	if sp.Tool == version.Cudnn {
 		p = fetch.CUDNN
 	}
+	pl, err := in.plan(ctx, p, sp, t)
+	if pl != nil {
+		pl.Explicit = t.Explicit
+	}
+	return pl, err
+}
+
+func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec, t Target) (*Plan, error) {
 	switch t.Source {
 	case "pypi":
 		return in.planPyPI(ctx, p, sp, t)

@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/cudaenv/cudaenv/fetch"
@@ -25,6 +26,9 @@ func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix ver
 	}
 	releases, err := in.client.Releases(ctx, p, in.opts.Refresh)
 	if err != nil {
+		if fetch.Unreachable(err) {
+			err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or run with --offline to list the cached index", err)
+		}
 		return nil, err
 	}
 	installed := map[string]bool{}
