@@ -18,6 +18,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/detect"
 	"github.com/cudaenv/cudaenv/internal/doctor"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 func doctorCommands(e *env) []*cli.Command {
@@ -85,6 +86,13 @@ func (e *env) fancy(w any) bool {
 func runDoctor(e *env, asJSON, gpu bool) error {
 	ctx := context.Background()
 	sel := doctor.Selection{OwnBinDirs: []string{e.dirs.Shims()}}
+	if list, err := e.store().List(store.CUDA); err == nil {
+		for _, ent := range list {
+			if ent.Err == nil {
+				sel.InstalledCUDA = append(sel.InstalledCUDA, ent.Version.String())
+			}
+		}
+	}
 	r, err := resolveHere(e)
 	var notInstalled *activate.NotInstalledError
 	switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/compat"
 	"github.com/cudaenv/cudaenv/internal/detect"
+	"github.com/cudaenv/cudaenv/internal/version"
 )
 
 func checkToolkit(in Inputs) Check {
@@ -22,7 +23,7 @@ func checkToolkit(in Inputs) Check {
 	switch {
 	case tk.Version == "":
 		c.Status, c.Message = Warn, "no CUDA toolkit is selected"
-		c.Hint = "select one: cudaenv use <version>"
+		c.Hint = "select one: " + useOrInstall(in.InstalledCUDA, func(version.Version) bool { return true }, "12.4")
 	case !tk.Installed:
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s is selected%s but not installed", tk.Version, where)
@@ -98,7 +99,7 @@ func checkDriver(in Inputs) Check {
 		c.Message += ")"
 		c.Hint = "upgrade the NVIDIA driver to " + orUnknown(chk.Need, chk.Floor) + " or newer"
 		if maxCUDA != "" {
-			c.Hint += fmt.Sprintf(", or select a CUDA it runs: cudaenv use %s", maxCUDA)
+			c.Hint += ", or select a CUDA it runs: " + useOrInstall(in.InstalledCUDA, atMost(maxCUDA), maxCUDA)
 		}
 	default:
 		c.Status = Warn
@@ -520,7 +521,8 @@ func checkTorch(in Inputs) Check {
 		if p := pip(); p != "" {
 			c.Hint = p
 		} else {
-			c.Hint = fmt.Sprintf("select a CUDA %d toolkit: cudaenv use %d.x", compat.Major(t.CUDA), compat.Major(t.CUDA))
+			major := compat.Major(t.CUDA)
+			c.Hint = fmt.Sprintf("select a CUDA %d toolkit: ", major) + useOrInstall(in.InstalledCUDA, func(v version.Version) bool { return v.Major() == major }, majorMinor(t.CUDA))
 		}
 	default:
 		c.Status = OK
@@ -602,4 +604,32 @@ func joinInts(ns []int, sep string) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, sep)
+}
+
+// useOrInstall is the command that switches to the newest installed
+// version that fits, or, when none is installed, the one that installs
+// want: a hint never names a version that is not there.
+func useOrInstall(installed []string, fits func(version.Version) bool, want string) string {
+	var best version.Version
+	for _, s := range installed {
+		v, err := version.Parse(s)
+		if err == nil && fits(v) && (best == nil || version.Compare(v, best) > 0) {
+			best = v
+		}
+	}
+	if best != nil {
+		return "cudaenv use " + best.String()
+	}
+	return "cudaenv install " + want
+}
+
+// atMost fits versions whose major.minor is at most limit's.
+func atMost(limit string) func(version.Version) bool {
+	l, err := version.Parse(limit)
+	return func(v version.Version) bool {
+		if err != nil || len(v) < 2 || len(l) < 2 {
+			return false
+		}
+		return version.Compare(v[:2], l[:2]) <= 0
+	}
 }

@@ -121,6 +121,9 @@ type Inputs struct {
 	// OwnBinDirs are the directories whose nvcc is the selected toolkit's:
 	// its bin and cudaenv's shims. Empty means Toolkit.Dir/bin.
 	OwnBinDirs []string
+	// InstalledCUDA are the installed toolkit versions: a hint to switch
+	// names one of them, never a version that is not there.
+	InstalledCUDA []string
 }
 
 // Run runs every check on in, in the order of the ids above.

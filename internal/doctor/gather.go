@@ -13,6 +13,9 @@ type Selection struct {
 	// OwnBinDirs are the directories whose nvcc counts as the selected
 	// toolkit's (its bin and cudaenv's shims); empty means Toolkit.Dir/bin.
 	OwnBinDirs []string
+	// InstalledCUDA are the installed toolkit versions, for hints that
+	// name one to switch to.
+	InstalledCUDA []string
 }
 
 // Gather detects everything Run judges, through h (whose environment, files
@@ -24,6 +27,8 @@ func Gather(ctx context.Context, h detect.Host, sel Selection) Inputs {
 		Cudnn:      sel.Cudnn,
 		OwnBinDirs: sel.OwnBinDirs,
 		Env:        h.Env,
+
+		InstalledCUDA: sel.InstalledCUDA,
 	}
 	if in.Toolkit.Dir != "" {
 		facts, err := h.Toolkit(ctx, in.Toolkit.Dir)
