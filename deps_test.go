@@ -24,19 +24,20 @@ var allowed = map[string][]string{
 	"internal/dirs":    {},
 	"internal/envdiff": {},
 	"internal/config":  {},
+	"internal/rootfs":  {}, // the rooted writer fetch and store share
 	"shell":            {},
 	"completions":      {},
 	"compat":           {"compat/internal/gen"}, // its test checks the generated tables
 
 	"internal/resolve":  {"internal/version"},
-	"store":             {"internal/dirs", "internal/version"},
+	"store":             {"internal/dirs", "internal/rootfs", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "shell"},
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 
-	"fetch":                                  {"fetch/fetchtest", "internal/version"}, // its tests use the mirror
+	"fetch":                                  {"fetch/fetchtest", "internal/rootfs", "internal/version"}, // its tests use the mirror
 	"fetch/fetchtest":                        {"fetch"},
-	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/version"},
+	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/rootfs", "internal/version"},
 	"fetch/pypi/pypitest":                    {"fetch/pypi", "fetch/pypi/internal/catalog"},
 	"fetch/pypi/internal/catalog":            {},
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},
