@@ -118,6 +118,9 @@ func Decode(data []byte, fileVersion string) (*Manifest, error) {
 	if m.Version == "" {
 		return nil, errors.New("decode manifest: no release_label and no version from the file name")
 	}
+	if !versionRE.MatchString(m.Version) {
+		return nil, fmt.Errorf("decode manifest %s: release %s is not a version (digits and dots)", fileVersion, strconv.Quote(m.Version))
+	}
 	return m, nil
 }
 
@@ -260,11 +263,21 @@ func (a *Artifact) check() error {
 	if a.Component == "" {
 		what = "artifact"
 	}
+	// The version goes into receipts and messages: digits and dots only,
+	// as for every other version cudaenv reads.
+	okVersion := versionRE.MatchString(a.Version)
+	ver := a.Version
+	if !okVersion {
+		ver = strconv.Quote(ver)
+	}
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%s %s (%s): %s", what, a.Version, a.Platform, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%s %s (%s): %s", what, ver, a.Platform, fmt.Sprintf(format, args...))
 	}
 	if a.problem != "" {
 		return fail("%s", a.problem)
+	}
+	if !okVersion {
+		return fail("the version is not digits and dots; refusing it")
 	}
 	if err := checkRelativePath(a.RelativePath); err != nil {
 		return fail("%v", err)

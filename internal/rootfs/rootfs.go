@@ -99,9 +99,15 @@ func (t *Tree) Root() *os.Root { return t.root }
 // Close releases the tree's folder.
 func (t *Tree) Close() error { return t.root.Close() }
 
-// ErrThroughLink is returned by MkdirAll for a path that passes through a
-// symlink.
+// ErrThroughLink is what MkdirAll's *ThroughLinkError is.
 var ErrThroughLink = errors.New("refusing to write through a symlink")
+
+// ThroughLinkError says that a path MkdirAll needed as a folder is a
+// symlink.
+type ThroughLinkError struct{ Rel string }
+
+func (e *ThroughLinkError) Error() string { return ErrThroughLink.Error() + " " + e.Rel }
+func (e *ThroughLinkError) Unwrap() error { return ErrThroughLink }
 
 // NotDirError says that a path MkdirAll needed as a folder is something else.
 type NotDirError struct{ Rel string }
@@ -135,12 +141,28 @@ func (t *Tree) MkdirAll(rel string) error {
 	}
 	switch {
 	case st.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%w: %s", ErrThroughLink, rel)
+		return &ThroughLinkError{rel}
 	case !st.IsDir():
 		return &NotDirError{rel}
 	}
 	t.dirs.Store(rel, struct{}{})
 	return nil
+}
+
+// RealDir reports whether rel and each folder above it are real folders
+// (no symlinks), without making any.
+func (t *Tree) RealDir(rel string) bool {
+	if rel == "" || rel == "." {
+		return true
+	}
+	if _, ok := t.dirs.Load(rel); ok {
+		return true
+	}
+	if !t.RealDir(path.Dir(rel)) {
+		return false
+	}
+	st, err := t.root.Lstat(rel)
+	return err == nil && st.IsDir()
 }
 
 // WriteNew writes a new file rel holding data, synced to disk. It fails if
@@ -170,7 +192,7 @@ func (t *Tree) WriteNew(rel string, data []byte, perm fs.FileMode) error {
 type LinkError struct {
 	Rel    string // slash path of the link in the tree
 	Target string // as written in the link
-	Why    string // "leads outside the tree", "dangles", ...
+	Why    string // "resolves outside the tree", "dangles", ...
 }
 
 func (e *LinkError) Error() string {
@@ -222,7 +244,7 @@ func Resolve(r *os.Root, rel string) error {
 	target = filepath.ToSlash(target)
 	fail := func(why string) error { return &LinkError{Rel: rel, Target: target, Why: why} }
 	if absolute(target) {
-		return fail("leads outside the tree (absolute target)")
+		return fail("resolves outside the tree (absolute target)")
 	}
 	// The link's folder is resolved too, so rel may pass through links.
 	todo := append(strings.Split(path.Dir(rel), "/"), strings.Split(target, "/")...)
@@ -236,7 +258,7 @@ func Resolve(r *os.Root, rel string) error {
 			continue
 		case "..":
 			if len(done) == 0 {
-				return fail("leads outside the tree")
+				return fail("resolves outside the tree")
 			}
 			done = done[:len(done)-1]
 			continue
@@ -265,7 +287,7 @@ func Resolve(r *os.Root, rel string) error {
 		}
 		next = filepath.ToSlash(next)
 		if absolute(next) {
-			return fail("leads outside the tree (through " + cur + ")")
+			return fail("resolves outside the tree (through " + cur + ")")
 		}
 		todo = append(strings.Split(next, "/"), todo...)
 	}

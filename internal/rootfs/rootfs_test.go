@@ -72,17 +72,17 @@ func TestCheckRefusesLinksThatLeaveDangleOrLoop(t *testing.T) {
 		entries []string
 		want    string
 	}{
-		{"a chain of links each harmless to look at", []string{"lib/z1 -> ..", "lib/z2 -> z1/.."}, "refusing symlink lib/z2 → z1/..: it leads outside the tree"},
+		{"a chain of links each harmless to look at", []string{"lib/z1 -> ..", "lib/z2 -> z1/.."}, "refusing symlink lib/z2 → z1/..: it resolves outside the tree"},
 		{"a chain made lexically deep by a link to a shallow folder", []string{
 			"lib/", "targets/x86_64-linux/lib64 -> ../../lib",
 			"lib/up1 -> ../targets/x86_64-linux/lib64/..",
 			"lib/up2 -> ../targets/x86_64-linux/lib64/up1/.."}, "lib/up2"},
-		{"a link into the folder beside the tree", []string{"lib/s -> ../../outside/secret"}, "leads outside"},
+		{"a link into the folder beside the tree", []string{"lib/s -> ../../outside/secret"}, "resolves outside"},
 		{"an absolute link", []string{"lib/abs -> /etc/passwd"}, "absolute"},
 		{"a link that dangles", []string{"lib/gone -> libgone.so.1"}, "refusing symlink lib/gone → libgone.so.1: it dangles"},
 		{"a link through a file", []string{"lib/f", "lib/g -> f/x"}, "dangles"},
 		{"a loop", []string{"a -> b", "b -> a"}, "loops"},
-		{"a folder link outside reached through an inside link", []string{"x -> y", "y -> ../outside"}, "leads outside"},
+		{"a folder link outside reached through an inside link", []string{"x -> y", "y -> ../outside"}, "resolves outside"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
