@@ -248,6 +248,17 @@ type Resolution struct {
 // file server (HEAD, else a one-byte range request), and leaves Size 0 when
 // the server does not say.
 func (ix *Index) Resolve(ctx context.Context, platform string, reqs []Requirement) (Resolution, error) {
+	// Versions go into receipts and messages; refuse odd ones before
+	// asking the index anything.
+	var bad []error
+	for _, r := range reqs {
+		if err := checkPlainVersion(r.Component, r.Version); err != nil {
+			bad = append(bad, fmt.Errorf("resolve %s (%s): %w", r.Component, r.Project, err))
+		}
+	}
+	if len(bad) > 0 {
+		return Resolution{}, errors.Join(bad...)
+	}
 	type result struct {
 		art Artifact
 		err error
