@@ -460,6 +460,29 @@ func (m *merger) hardlink(rel, target string, rank int) error {
 	return m.commit(rel, tmp, rank)
 }
 
+// finish completes a merged tree: the layout links for a linux platform,
+// then one walk of the whole tree, layout links included, in which a link
+// that resolves outside it or dangles fails, whichever archive (or unpack
+// hook) made it. For such a link it returns the rank of the archive that
+// wrote it, else -1.
+func (m *merger) finish(platform string) (int, error) {
+	if arch, ok := linuxArch[platform]; ok {
+		if err := linkLayout(m.tree, arch); err != nil {
+			return -1, fmt.Errorf("link layout: %w", err)
+		}
+	}
+	if err := rootfs.Check(m.root); err != nil {
+		var le *rootfs.LinkError
+		if errors.As(err, &le) {
+			if rank := m.ownerOf(le.Rel); rank >= 0 {
+				return rank, err
+			}
+		}
+		return -1, fmt.Errorf("fetch: %w", err)
+	}
+	return -1, nil
+}
+
 // linuxArch maps linux platform keys to nvcc's targets/<arch>-linux names.
 var linuxArch = map[string]string{
 	"linux-x86_64":  "x86_64",

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
 // Result describes what Fetch installed.
@@ -220,23 +218,12 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		return nil, context.Canceled
 	}
 
-	if arch, ok := linuxArch[platform]; ok {
-		if err := linkLayout(m.tree, arch); err != nil {
-			return nil, fmt.Errorf("link layout: %w", err)
+	if rank, err := m.finish(platform); err != nil {
+		if rank >= 0 {
+			a := &arts[rank]
+			return nil, fmt.Errorf("extract %s: %w (%s)", a.label(), err, filepath.Base(a.RelativePath))
 		}
-	}
-	// One walk of the finished tree, layout links included: a link that
-	// resolves outside it or dangles fails the install, whichever archive
-	// (or unpack hook) made it.
-	if err := rootfs.Check(dest); err != nil {
-		var le *rootfs.LinkError
-		if errors.As(err, &le) {
-			if rank := m.ownerOf(le.Rel); rank >= 0 {
-				a := &arts[rank]
-				return nil, fmt.Errorf("extract %s: %w (%s)", a.label(), err, filepath.Base(a.RelativePath))
-			}
-		}
-		return nil, fmt.Errorf("fetch: %w", err)
+		return nil, err
 	}
 	res = &Result{Platform: platform}
 	for i := range arts {
