@@ -119,21 +119,21 @@ func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact
 			// the compressed stream (and its checks) really ends too.
 			_, err = io.Copy(io.Discard, tr)
 		}
-		return err
+		return x.result(err)
 	case strings.HasSuffix(name, ".tar.gz") || strings.HasSuffix(name, ".tgz"):
 		gr, err := archives.Gz{}.OpenReader(u.br)
 		if err != nil {
 			return fmt.Errorf("gzip: %w", err)
 		}
 		defer gr.Close()
-		return archives.Tar{}.Extract(ctx, bounded(gr, st.Size()), x.handle)
+		return x.result(archives.Tar{}.Extract(ctx, bounded(gr, st.Size()), x.handle))
 	case strings.HasSuffix(name, ".tar"):
-		return archives.Tar{}.Extract(ctx, bounded(u.br, st.Size()), x.handle)
+		return x.result(archives.Tar{}.Extract(ctx, bounded(u.br, st.Size()), x.handle))
 	case strings.HasSuffix(name, ".zip"):
 		if err := checkZip(f, st.Size()); err != nil {
 			return err
 		}
-		return archives.Zip{}.Extract(ctx, f, x.handle)
+		return x.result(archives.Zip{}.Extract(ctx, f, x.handle))
 	}
 	return fmt.Errorf("unsupported archive type: %s", path.Base(a.RelativePath))
 }
@@ -153,7 +153,7 @@ func checkZip(r io.ReaderAt, size int64) error {
 	limit := uint64(rootfs.MaxUnpacked(size))
 	for _, f := range zr.File {
 		if f.Mode()&fs.ModeSymlink != 0 && f.UncompressedSize64 > maxLinkTarget {
-			return fmt.Errorf("refusing symlink %s: its target is longer than a path", f.Name)
+			return fmt.Errorf("refusing symlink %s: its target is longer than a path", rootfs.Show(f.Name))
 		}
 		total += f.UncompressedSize64
 		if total > limit || total < f.UncompressedSize64 {
@@ -208,9 +208,28 @@ type archiveExtraction struct {
 	m    *merger
 	rank int
 	top  string // the archive's top folder, from its first entry
+	err  error  // what handle refused, without the archives package's wrapping
 }
 
+// handle unpacks one entry; archives wraps its errors in "handling file
+// NAME:", which would repeat the name, so the bare error is kept too.
 func (x *archiveExtraction) handle(ctx context.Context, fi archives.FileInfo) error {
+	err := x.entry(ctx, fi)
+	if err != nil && x.err == nil {
+		x.err = err
+	}
+	return err
+}
+
+// result is the error to report for an extraction that returned err.
+func (x *archiveExtraction) result(err error) error {
+	if err != nil && x.err != nil {
+		return x.err
+	}
+	return err
+}
+
+func (x *archiveExtraction) entry(ctx context.Context, fi archives.FileInfo) error {
 	rel, err := x.relPath(fi.NameInArchive)
 	if err != nil {
 		return err
@@ -219,7 +238,7 @@ func (x *archiveExtraction) handle(ctx context.Context, fi archives.FileInfo) er
 		return nil // the top folder itself
 	}
 	if rootfs.Owned(rel) {
-		return fmt.Errorf("refusing %s: %s is a name only cudaenv writes", fi.NameInArchive, rel)
+		return fmt.Errorf("refusing %s: %s is a name only cudaenv writes", rootfs.Show(fi.NameInArchive), rootfs.Show(rel))
 	}
 	kind := entryKind(fi)
 	switch kind {
@@ -241,14 +260,14 @@ func (x *archiveExtraction) handle(ctx context.Context, fi archives.FileInfo) er
 	case kindHardlink:
 		target, err := x.relPath(fi.LinkTarget)
 		if err != nil {
-			return fmt.Errorf("hard link %s: %w", fi.NameInArchive, err)
+			return fmt.Errorf("hard link %s: %w", rootfs.Show(fi.NameInArchive), err)
 		}
 		if target == "" {
-			return fmt.Errorf("refusing hard link %s → %s: not a file", fi.NameInArchive, fi.LinkTarget)
+			return fmt.Errorf("refusing hard link %s → %s: not a file", rootfs.Show(fi.NameInArchive), rootfs.Show(fi.LinkTarget))
 		}
 		return x.m.hardlink(rel, target, x.rank)
 	}
-	return fmt.Errorf("refusing %s: %s entries are not allowed", fi.NameInArchive, kind)
+	return fmt.Errorf("refusing %s: %s entries are not allowed", rootfs.Show(fi.NameInArchive), kind)
 }
 
 type kind string
@@ -351,9 +370,9 @@ func (m *merger) ensureDir(rel string) error {
 	var nd *rootfs.NotDirError
 	switch {
 	case errors.As(err, &tl):
-		return fmt.Errorf("refusing to extract through symlink %s", tl.Rel)
+		return fmt.Errorf("refusing to extract through symlink %s", rootfs.Show(tl.Rel))
 	case errors.As(err, &nd):
-		return fmt.Errorf("%s is a file in one archive and a directory in another", nd.Rel)
+		return fmt.Errorf("%s is a file in one archive and a directory in another", rootfs.Show(nd.Rel))
 	}
 	return err
 }
@@ -374,7 +393,7 @@ func (m *merger) commit(rel, tmp string, rank int) error {
 	if err := r.Rename(tmp, rel); err != nil {
 		r.Remove(tmp)
 		if st, serr := r.Lstat(rel); serr == nil && st.IsDir() {
-			return fmt.Errorf("%s is a directory in one archive and not in another", rel)
+			return fmt.Errorf("%s is a directory in one archive and not in another", rootfs.Show(rel))
 		}
 		return err
 	}
@@ -441,7 +460,7 @@ func (m *merger) symlink(rel, target string, rank int) error {
 
 // hardlink links rel to target, a regular file already extracted.
 func (m *merger) hardlink(rel, target string, rank int) error {
-	refuse := fmt.Errorf("refusing hard link %s → %s: target is not a file extracted before it", rel, target)
+	refuse := fmt.Errorf("refusing hard link %s → %s: target is not a file extracted before it", rootfs.Show(rel), rootfs.Show(target))
 	// The target's directories must be real ones, the target a file.
 	if !m.tree.RealDir(path.Dir(target)) {
 		return refuse

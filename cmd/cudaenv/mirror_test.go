@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -77,6 +78,16 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 			default:
 				ts.Fatalf("unknown fault %q", args[1])
 			}
+			get(ts).SetFault(args[0], f)
+		},
+		// mirror-hostile COMPONENT KIND [PATH]: serve the component's
+		// archives as one of fetchtest.Hostile's attacks.
+		"mirror-hostile": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) < 2 || len(args) > 3 {
+				ts.Fatalf("usage: mirror-hostile COMPONENT KIND [PATH] (kinds: %s)", fetchtest.HostileKinds)
+			}
+			f, err := fetchtest.Hostile(args[1], strings.Join(args[2:], ""))
+			ts.Check(err)
 			get(ts).SetFault(args[0], f)
 		},
 		// mirror-requests COMPONENT: print how often its archives were requested.

@@ -195,7 +195,7 @@ func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
 			return fmt.Errorf("extract wheel: %w", err)
 		}
 		if rootfs.Owned(rel) {
-			return fmt.Errorf("extract wheel: entry %q: %s is a name only cudaenv writes", f.Name, rel)
+			return fmt.Errorf("extract wheel: entry %q: %s is a name only cudaenv writes", f.Name, rootfs.Show(rel))
 		}
 		mode := f.Mode()
 		switch {

@@ -16,9 +16,11 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"unicode"
 )
 
 // ReceiptName is the file the store writes last into every entry.
@@ -66,14 +68,14 @@ func MaxUnpacked(size int64) int64 {
 func CheckLinkTarget(rel, target string) error {
 	switch {
 	case target == "":
-		return fmt.Errorf("symlink %s has an empty target", rel)
+		return fmt.Errorf("symlink %s has an empty target", Show(rel))
 	case strings.ContainsAny(target, "\\\x00"):
-		return fmt.Errorf("symlink %s → %q: target has a backslash or NUL", rel, target)
+		return fmt.Errorf("symlink %s → %q: target has a backslash or NUL", Show(rel), target)
 	case strings.HasPrefix(target, "/") || (len(target) >= 2 && target[1] == ':'):
-		return fmt.Errorf("symlink %s → %s: target must be a relative path", rel, target)
+		return fmt.Errorf("symlink %s → %s: target must be a relative path", Show(rel), Show(target))
 	}
 	if r := path.Join(path.Dir(rel), target); r == ".." || strings.HasPrefix(r, "../") {
-		return fmt.Errorf("symlink %s → %s: points outside the tree", rel, target)
+		return fmt.Errorf("symlink %s → %s: points outside the tree", Show(rel), Show(target))
 	}
 	return nil
 }
@@ -196,7 +198,19 @@ type LinkError struct {
 }
 
 func (e *LinkError) Error() string {
-	return fmt.Sprintf("refusing symlink %s → %s: it %s", e.Rel, e.Target, e.Why)
+	return fmt.Sprintf("refusing symlink %s → %s: it %s", Show(e.Rel), Show(e.Target), e.Why)
+}
+
+// Show returns a name from an archive as it can be shown in a one-line
+// message: as it is, or quoted when it holds a control character or
+// anything else that is not printable.
+func Show(name string) string {
+	for _, r := range name {
+		if !unicode.IsPrint(r) && r != ' ' {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }
 
 // Check walks the tree at dir once and resolves every symlink in it
@@ -224,7 +238,7 @@ func Check(dir string) error {
 		case t&fs.ModeSymlink != 0:
 			return Resolve(r, rel)
 		default:
-			return fmt.Errorf("refusing %s: %s entries are not allowed in a toolkit", rel, t.String())
+			return fmt.Errorf("refusing %s: %s entries are not allowed in a toolkit", Show(rel), t.String())
 		}
 	})
 }
@@ -267,13 +281,13 @@ func Resolve(r *os.Root, rel string) error {
 		st, err := r.Lstat(filepath.FromSlash(cur))
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-				return fail("dangles (" + cur + " does not exist)")
+				return fail("dangles (" + Show(cur) + " does not exist)")
 			}
-			return fmt.Errorf("check symlink %s: %w", rel, err)
+			return fmt.Errorf("check symlink %s: %w", Show(rel), err)
 		}
 		if st.Mode()&fs.ModeSymlink == 0 {
 			if !st.IsDir() && slices.ContainsFunc(todo, func(s string) bool { return s != "" && s != "." }) {
-				return fail("dangles (" + cur + " is not a folder)")
+				return fail("dangles (" + Show(cur) + " is not a folder)")
 			}
 			done = append(done, seg)
 			continue
@@ -283,11 +297,11 @@ func Resolve(r *os.Root, rel string) error {
 		}
 		next, err := r.Readlink(filepath.FromSlash(cur))
 		if err != nil {
-			return fmt.Errorf("check symlink %s: %w", rel, err)
+			return fmt.Errorf("check symlink %s: %w", Show(rel), err)
 		}
 		next = filepath.ToSlash(next)
 		if absolute(next) {
-			return fail("resolves outside the tree (through " + cur + ")")
+			return fail("resolves outside the tree (through " + Show(cur) + ")")
 		}
 		todo = append(strings.Split(next, "/"), todo...)
 	}

@@ -230,3 +230,17 @@ func TestMaxUnpackedIsAGenerousMultiple(t *testing.T) {
 		t.Errorf("MaxUnpacked does not saturate: %d", got)
 	}
 }
+
+func TestShowKeepsMessagesOnOneLine(t *testing.T) {
+	for name, want := range map[string]string{
+		"lib/libcudart.so.12":  "lib/libcudart.so.12",
+		`ho me "q" $x/.bashrc`: `ho me "q" $x/.bashrc`,
+		"lib/x\ncudaenv: fine": `"lib/x\ncudaenv: fine"`,
+		"lib/\x1b[2Jx":         `"lib/\x1b[2Jx"`,
+		"include/ünïcode.h":    "include/ünïcode.h",
+	} {
+		if got := Show(name); got != want {
+			t.Errorf("Show(%q) = %s, want %s", name, got, want)
+		}
+	}
+}
