@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -96,19 +95,6 @@ func TestCheckRefusesLinksThatLeaveDangleOrLoop(t *testing.T) {
 				t.Errorf("%T is not a *LinkError", err)
 			}
 		})
-	}
-}
-
-func TestCheckRefusesSpecialFiles(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no fifos")
-	}
-	dir, _ := tree(t, "bin/")
-	if err := syscall.Mkfifo(filepath.Join(dir, "bin", "pipe"), 0o644); err != nil {
-		t.Skip(err)
-	}
-	if err := Check(dir); err == nil || !strings.Contains(err.Error(), "bin/pipe") {
-		t.Fatalf("Check = %v", err)
 	}
 }
 
