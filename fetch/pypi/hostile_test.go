@@ -2,6 +2,7 @@ package pypi
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -128,5 +129,27 @@ func TestResolveRefusesVersionsThatAreNotDigitsAndDots(t *testing.T) {
 	rel := Release{Version: "12.4.1", Components: []Component{{ID: "cuda_cudart", Version: "12.4.127$(id)", Platforms: []string{LinuxX86_64}}}}
 	if _, err := Plan(rel, LinuxX86_64, Selection{Components: []string{"cuda_cudart"}}); err == nil || !strings.Contains(err.Error(), "digits and dots") {
 		t.Errorf("Plan = %v", err)
+	}
+}
+
+func TestSelectWheelIgnoresFilesWithOddVersionsOrNames(t *testing.T) {
+	const p = "nvidia-cuda-runtime-cu12"
+	page := pageOf(p,
+		File{Filename: "nvidia_cuda_runtime_cu12-12.4.127$(id)-py3-none-manylinux2014_x86_64.whl", SHA256: hashA},
+		File{Filename: "nvidia_cuda_runtime_cu12-12.4.128;id-py3-none-manylinux2014_x86_64.whl", SHA256: hashA},
+		File{Filename: "nvidia_cuda_runtime_cu12-12.4.127-py3\n-none-manylinux2014_x86_64.whl", SHA256: hashA},
+		File{Filename: "nvidia_cuda_runtime_cu12-12.4.127-py3\x1b[2J-none-manylinux2014_x86_64.whl", SHA256: hashA},
+		File{Filename: "nvidia_cuda_runtime_cu12-12.4.99-py3-none-manylinux2014_x86_64.whl", SHA256: hashA},
+	)
+	_, err := SelectWheel(page, "12.4.127", LinuxX86_64)
+	var nw *NoWheelError
+	if !errors.As(err, &nw) {
+		t.Fatalf("SelectWheel = %v, want no wheel", err)
+	}
+	if strings.Join(nw.Versions, ",") != "12.4.99" {
+		t.Errorf("versions offered: %q", nw.Versions)
+	}
+	if strings.ContainsAny(err.Error(), "$\n\x1b") || strings.Contains(err.Error(), ";id") {
+		t.Errorf("the message carries the index's odd names: %q", err)
 	}
 }
