@@ -68,7 +68,9 @@ type Artifact struct {
 
 	// Unpack, if set, extracts the verified archive at path into dest in
 	// place of the built-in tar/zip extraction: other sources (PyPI wheels)
-	// bring their own layout. It must refuse entries that escape dest.
+	// bring their own layout. It must write only below dest, never
+	// through a link (pypi.ExtractWheel writes through a rootfs.Tree);
+	// Fetch then checks every link in the finished tree.
 	Unpack func(path, dest string) error
 
 	problem string // why the manifest entry is unusable, found while decoding
