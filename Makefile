@@ -12,9 +12,13 @@ install:
 build:
 	$(GO) build -o bin/ ./cmd/cudaenv ./cmd/cudaenv-shim
 
+# test ends with a short fuzz of each extractor beyond its seed corpus
+# (which go test runs): nothing outside the install tree may change.
 test:
 	$(GO) vet ./...
 	$(GO) test ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzExtractArchive$$' -fuzztime 10s ./fetch
+	$(GO) test -run '^$$' -fuzz '^FuzzExtractWheel$$' -fuzztime 10s ./fetch/pypi
 
 bench-hook:
 	bash bench/hook/run.sh

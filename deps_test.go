@@ -32,16 +32,17 @@ var allowed = map[string][]string{
 	"completions":         {},
 	"compat":              {"compat/internal/gen"}, // its test checks the generated tables
 	"internal/termsafe":   {},
+	"internal/rootfs":     {}, // the rooted writer fetch and store share
 
 	"internal/resolve":  {"internal/version"},
-	"store":             {"internal/dirs", "internal/version"},
+	"store":             {"internal/dirs", "internal/rootfs", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/termsafe", "internal/version", "store"},
 
-	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/version"}, // its tests use the mirror
+	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/rootfs", "internal/version"}, // its tests use the mirror
 	"fetch/fetchtest":                        {"fetch"},
-	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/version"},
+	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/rootfs", "internal/version"},
 	"fetch/pypi/pypitest":                    {"fetch/pypi", "fetch/pypi/internal/catalog"},
 	"fetch/pypi/internal/catalog":            {},
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},

@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,28 +18,46 @@ import (
 
 	"github.com/mholt/archives"
 	fastxz "github.com/mikelolasagasti/xz"
+
+	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
 // merger union-merges archives into root, like NVIDIA's parse_redist.py:
 // each archive's top folder is stripped, and where archives overlap the
 // one with the higher rank (later in Fetch's list) wins, whatever order
-// they finish in. Every file and link is written under a temporary name
-// and renamed into place, so nothing is ever written through an existing
-// name: a symlink planted by an archive cannot redirect a later write, and
-// no directory entry is ever a symlink on the way to a new entry.
+// they finish in. Every write goes through a rootfs.Tree (an os.Root on
+// root), so no name in the tree can lead a write outside it. Every file and
+// link is written under a temporary name and renamed into place, so
+// nothing is ever written through an existing name, and no folder on the
+// way to a new entry is ever a symlink.
 type merger struct {
 	root string
+	tree *rootfs.Tree
 
 	mu    sync.Mutex
 	owner map[string]int // rel path → rank of the archive that wrote it
-	links []linkRec      // symlinks created, checked at the end
 
-	dirs sync.Map // rel dir → struct{}: known to be a real directory
-	seq  atomic.Int64
+	seq atomic.Int64
 }
 
-func newMerger(root string) *merger {
-	return &merger{root: root, owner: map[string]int{}}
+func newMerger(root string) (*merger, error) {
+	t, err := rootfs.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	return &merger{root: root, tree: t, owner: map[string]int{}}, nil
+}
+
+func (m *merger) close() { m.tree.Close() }
+
+// ownerOf returns the rank of the archive that wrote rel, or -1.
+func (m *merger) ownerOf(rel string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.owner[rel]; ok {
+		return r
+	}
+	return -1
 }
 
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
@@ -62,7 +79,10 @@ func newUnpacker() *unpacker {
 	return u
 }
 
-// extract unpacks the archive file at p (of artifact a) with the given rank.
+// extract unpacks the archive file at p (of artifact a) with the given
+// rank. What it unpacks to is bounded by rootfs.MaxUnpacked of the
+// archive's size: a tar stream is cut off there, a zip whose directory
+// declares more is refused before anything is written.
 func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact, rank int) error {
 	if a.Unpack != nil {
 		return a.Unpack(p, m.root)
@@ -72,6 +92,10 @@ func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact
 		return err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
 	x := &archiveExtraction{m: m, rank: rank}
 	name := strings.ToLower(a.RelativePath)
 	u.br.Reset(f)
@@ -88,26 +112,95 @@ func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact
 		}
 		ahead := readAhead(u.xz, u.ahead)
 		defer ahead.Close()
-		err = archives.Tar{}.Extract(ctx, ahead, x.handle)
+		tr := bounded(ahead, st.Size())
+		err = archives.Tar{}.Extract(ctx, tr, x.handle)
 		if err == nil {
 			// archive/tar stops at the end-of-archive blocks; make sure
 			// the compressed stream (and its checks) really ends too.
-			_, err = io.Copy(io.Discard, ahead)
+			_, err = io.Copy(io.Discard, tr)
 		}
-		return err
+		return x.result(err)
 	case strings.HasSuffix(name, ".tar.gz") || strings.HasSuffix(name, ".tgz"):
 		gr, err := archives.Gz{}.OpenReader(u.br)
 		if err != nil {
 			return fmt.Errorf("gzip: %w", err)
 		}
 		defer gr.Close()
-		return archives.Tar{}.Extract(ctx, gr, x.handle)
+		return x.result(archives.Tar{}.Extract(ctx, bounded(gr, st.Size()), x.handle))
 	case strings.HasSuffix(name, ".tar"):
-		return archives.Tar{}.Extract(ctx, u.br, x.handle)
+		return x.result(archives.Tar{}.Extract(ctx, bounded(u.br, st.Size()), x.handle))
 	case strings.HasSuffix(name, ".zip"):
-		return archives.Zip{}.Extract(ctx, f, x.handle)
+		if err := checkZip(f, st.Size()); err != nil {
+			return err
+		}
+		return x.result(archives.Zip{}.Extract(ctx, f, x.handle))
 	}
 	return fmt.Errorf("unsupported archive type: %s", path.Base(a.RelativePath))
+}
+
+// maxLinkTarget bounds a zip symlink entry, whose target is its content.
+const maxLinkTarget = 4096
+
+// checkZip refuses a zip whose directory declares more than
+// rootfs.MaxUnpacked of its size, or a symlink longer than a path.
+// archive/zip holds every entry to its declared size.
+func checkZip(r io.ReaderAt, size int64) error {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return err
+	}
+	var total uint64
+	limit := uint64(rootfs.MaxUnpacked(size))
+	for _, f := range zr.File {
+		if f.Mode()&fs.ModeSymlink != 0 && f.UncompressedSize64 > maxLinkTarget {
+			return fmt.Errorf("refusing symlink %s: its target is longer than a path", rootfs.Show(f.Name))
+		}
+		total += f.UncompressedSize64
+		if total > limit || total < f.UncompressedSize64 {
+			return &tooLargeError{uint64(size), limit}
+		}
+	}
+	return nil
+}
+
+// tooLargeError refuses an archive that unpacks to far more than its size.
+type tooLargeError struct{ size, limit uint64 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("refusing the archive: it unpacks to more than %.1f MiB, about %d times its size (an archive bomb?)", float64(e.limit)/(1<<20), rootfs.MaxExpansion)
+}
+
+// bounded reads r, a decompressed tar stream from an archive of size
+// bytes, and fails once it has given more than rootfs.MaxUnpacked(size).
+// Sparse entries, which would unpack to more than the stream holds, are
+// refused by entryKind.
+func bounded(r io.Reader, size int64) io.Reader {
+	limit := rootfs.MaxUnpacked(size)
+	return &boundedReader{r: r, left: limit, err: &tooLargeError{uint64(size), uint64(limit)}}
+}
+
+type boundedReader struct {
+	r    io.Reader
+	left int64
+	err  error
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// Only an error if there is more to read.
+		var one [1]byte
+		n, err := b.r.Read(one[:])
+		if n > 0 {
+			return 0, b.err
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // archiveExtraction is the state of one archive being unpacked.
@@ -115,15 +208,37 @@ type archiveExtraction struct {
 	m    *merger
 	rank int
 	top  string // the archive's top folder, from its first entry
+	err  error  // what handle refused, without the archives package's wrapping
 }
 
+// handle unpacks one entry; archives wraps its errors in "handling file
+// NAME:", which would repeat the name, so the bare error is kept too.
 func (x *archiveExtraction) handle(ctx context.Context, fi archives.FileInfo) error {
+	err := x.entry(ctx, fi)
+	if err != nil && x.err == nil {
+		x.err = err
+	}
+	return err
+}
+
+// result is the error to report for an extraction that returned err.
+func (x *archiveExtraction) result(err error) error {
+	if err != nil && x.err != nil {
+		return x.err
+	}
+	return err
+}
+
+func (x *archiveExtraction) entry(ctx context.Context, fi archives.FileInfo) error {
 	rel, err := x.relPath(fi.NameInArchive)
 	if err != nil {
 		return err
 	}
 	if rel == "" {
 		return nil // the top folder itself
+	}
+	if rootfs.Owned(rel) {
+		return fmt.Errorf("refusing %s: %s is a name only cudaenv writes", rootfs.Show(fi.NameInArchive), rootfs.Show(rel))
 	}
 	kind := entryKind(fi)
 	switch kind {
@@ -145,14 +260,14 @@ func (x *archiveExtraction) handle(ctx context.Context, fi archives.FileInfo) er
 	case kindHardlink:
 		target, err := x.relPath(fi.LinkTarget)
 		if err != nil {
-			return fmt.Errorf("hard link %s: %w", fi.NameInArchive, err)
+			return fmt.Errorf("hard link %s: %w", rootfs.Show(fi.NameInArchive), err)
 		}
 		if target == "" {
-			return fmt.Errorf("refusing hard link %s → %s: not a file", fi.NameInArchive, fi.LinkTarget)
+			return fmt.Errorf("refusing hard link %s → %s: not a file", rootfs.Show(fi.NameInArchive), rootfs.Show(fi.LinkTarget))
 		}
 		return x.m.hardlink(rel, target, x.rank)
 	}
-	return fmt.Errorf("refusing %s: %s entries are not allowed", fi.NameInArchive, kind)
+	return fmt.Errorf("refusing %s: %s entries are not allowed", rootfs.Show(fi.NameInArchive), kind)
 }
 
 type kind string
@@ -162,13 +277,23 @@ const (
 	kindFile     kind = "file"
 	kindSymlink  kind = "symlink"
 	kindHardlink kind = "hard link"
+	// Sparse files unpack to more than the archive holds (archive/tar
+	// fills their holes with zeros); NVIDIA ships none.
+	kindSparse kind = "sparse file"
 )
 
 func entryKind(fi archives.FileInfo) kind {
 	if h, ok := fi.Header.(*tar.Header); ok {
+		for k := range h.PAXRecords {
+			if strings.HasPrefix(k, "GNU.sparse.") {
+				return kindSparse
+			}
+		}
 		switch h.Typeflag {
-		case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+		case tar.TypeReg, tar.TypeRegA:
 			return kindFile
+		case tar.TypeGNUSparse:
+			return kindSparse
 		case tar.TypeDir:
 			return kindDir
 		case tar.TypeSymlink:
@@ -240,40 +365,20 @@ func (x *archiveExtraction) relPath(name string) (string, error) {
 // ensureDir makes rel (and its parents) real directories under root,
 // refusing to pass through symlinks.
 func (m *merger) ensureDir(rel string) error {
-	if rel == "" || rel == "." {
-		return nil
-	}
-	if _, ok := m.dirs.Load(rel); ok {
-		return nil
-	}
-	if parent := path.Dir(rel); parent != "." {
-		if err := m.ensureDir(parent); err != nil {
-			return err
-		}
-	}
-	full := filepath.Join(m.root, filepath.FromSlash(rel))
-	st, err := os.Lstat(full)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.Mkdir(full, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-			return err
-		}
-		st, err = os.Lstat(full)
-	}
-	if err != nil {
-		return err
-	}
+	err := m.tree.MkdirAll(rel)
+	var tl *rootfs.ThroughLinkError
+	var nd *rootfs.NotDirError
 	switch {
-	case st.Mode()&os.ModeSymlink != 0:
-		return fmt.Errorf("refusing to extract through symlink %s", rel)
-	case !st.IsDir():
-		return fmt.Errorf("%s is a file in one archive and a directory in another", rel)
+	case errors.As(err, &tl):
+		return fmt.Errorf("refusing to extract through symlink %s", rootfs.Show(tl.Rel))
+	case errors.As(err, &nd):
+		return fmt.Errorf("%s is a file in one archive and a directory in another", rootfs.Show(nd.Rel))
 	}
-	m.dirs.Store(rel, struct{}{})
-	return nil
+	return err
 }
 
 func (m *merger) tempName(rel string) string {
-	return filepath.Join(m.root, filepath.FromSlash(path.Dir(rel)), ".cudaenv-"+strconv.FormatInt(m.seq.Add(1), 10)+".tmp")
+	return path.Join(path.Dir(rel), ".cudaenv-"+strconv.FormatInt(m.seq.Add(1), 10)+".tmp")
 }
 
 // commit renames tmp to rel unless an archive of higher rank already wrote
@@ -281,14 +386,14 @@ func (m *merger) tempName(rel string) string {
 func (m *merger) commit(rel, tmp string, rank int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if r, ok := m.owner[rel]; ok && r > rank {
-		return os.Remove(tmp)
+	r := m.tree.Root()
+	if o, ok := m.owner[rel]; ok && o > rank {
+		return r.Remove(tmp)
 	}
-	full := filepath.Join(m.root, filepath.FromSlash(rel))
-	if err := os.Rename(tmp, full); err != nil {
-		os.Remove(tmp)
-		if st, serr := os.Lstat(full); serr == nil && st.IsDir() {
-			return fmt.Errorf("%s is a directory in one archive and not in another", rel)
+	if err := r.Rename(tmp, rel); err != nil {
+		r.Remove(tmp)
+		if st, serr := r.Lstat(rel); serr == nil && st.IsDir() {
+			return fmt.Errorf("%s is a directory in one archive and not in another", rootfs.Show(rel))
 		}
 		return err
 	}
@@ -301,7 +406,7 @@ func (m *merger) writeFile(ctx context.Context, rel string, r io.Reader, perm os
 		return err
 	}
 	tmp := m.tempName(rel)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	f, err := m.tree.Root().OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
@@ -330,96 +435,71 @@ func (m *merger) writeFile(ctx context.Context, rel string, r io.Reader, perm os
 		}
 	}
 	if err := errors.Join(werr, f.Close()); err != nil {
-		os.Remove(tmp)
+		m.tree.Root().Remove(tmp)
 		return err
 	}
 	return m.commit(rel, tmp, rank)
 }
 
 // symlink creates rel → target. The target must be relative and, read as
-// a path from rel's directory, stay inside root; after all archives are
-// merged, checkLinks resolves every link for real.
+// a path from rel's directory, stay inside root; once the tree is
+// complete, rootfs.Check resolves every link for real.
 func (m *merger) symlink(rel, target string, rank int) error {
-	if target == "" || strings.ContainsAny(target, "\\\x00") || strings.HasPrefix(target, "/") || (len(target) >= 2 && target[1] == ':') {
-		return fmt.Errorf("refusing symlink %s → %q: target must be a relative path", rel, target)
-	}
-	if r := path.Join(path.Dir(rel), target); r == ".." || strings.HasPrefix(r, "../") {
-		return fmt.Errorf("refusing symlink %s → %s: points outside the tree", rel, target)
+	if err := rootfs.CheckLinkTarget(rel, target); err != nil {
+		return fmt.Errorf("refusing %w", err)
 	}
 	if err := m.ensureDir(path.Dir(rel)); err != nil {
 		return err
 	}
 	tmp := m.tempName(rel)
-	if err := os.Symlink(target, tmp); err != nil {
-		return err
-	}
-	if err := m.commit(rel, tmp, rank); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	m.links = append(m.links, linkRec{rel, rank})
-	m.mu.Unlock()
-	return nil
-}
-
-// hardlink links rel to target, a regular file already extracted.
-func (m *merger) hardlink(rel, target string, rank int) error {
-	full := filepath.Join(m.root, filepath.FromSlash(target))
-	st, err := os.Lstat(full)
-	if err != nil || !st.Mode().IsRegular() {
-		return fmt.Errorf("refusing hard link %s → %s: target is not a file extracted before it", rel, target)
-	}
-	// The target's directories must be real ones we made.
-	if d := path.Dir(target); d != "." {
-		if _, ok := m.dirs.Load(d); !ok {
-			return fmt.Errorf("refusing hard link %s → %s: target is not a file extracted before it", rel, target)
-		}
-	}
-	if err := m.ensureDir(path.Dir(rel)); err != nil {
-		return err
-	}
-	tmp := m.tempName(rel)
-	if err := os.Link(full, tmp); err != nil {
+	if err := m.tree.Root().Symlink(target, tmp); err != nil {
 		return err
 	}
 	return m.commit(rel, tmp, rank)
 }
 
-type linkRec struct {
-	rel  string
-	rank int
+// hardlink links rel to target, a regular file already extracted.
+func (m *merger) hardlink(rel, target string, rank int) error {
+	refuse := fmt.Errorf("refusing hard link %s → %s: target is not a file extracted before it", rootfs.Show(rel), rootfs.Show(target))
+	// The target's directories must be real ones, the target a file.
+	if !m.tree.RealDir(path.Dir(target)) {
+		return refuse
+	}
+	st, err := m.tree.Root().Lstat(target)
+	if err != nil || !st.Mode().IsRegular() {
+		return refuse
+	}
+	if err := m.ensureDir(path.Dir(rel)); err != nil {
+		return err
+	}
+	tmp := m.tempName(rel)
+	if err := m.tree.Root().Link(target, tmp); err != nil {
+		return err
+	}
+	return m.commit(rel, tmp, rank)
 }
 
-// checkLinks resolves every symlink created and refuses the tree if one
-// leads outside root (possible through chains such as a → ".", b → "a/..").
-// It returns the rank of the archive that made the offending link.
-func (m *merger) checkLinks() (int, error) {
-	realRoot, err := filepath.EvalSymlinks(m.root)
-	if err != nil {
-		return -1, err
+// finish completes a merged tree: the layout links for a linux platform,
+// then one walk of the whole tree, layout links included, in which a link
+// that resolves outside it or dangles fails, whichever archive (or unpack
+// hook) made it. For such a link it returns the rank of the archive that
+// wrote it, else -1.
+func (m *merger) finish(platform string) (int, error) {
+	if arch, ok := linuxArch[platform]; ok {
+		if err := linkLayout(m.tree, arch); err != nil {
+			return -1, fmt.Errorf("link layout: %w", err)
+		}
 	}
-	for _, l := range m.links {
-		rel := l.rel
-		full := filepath.Join(m.root, filepath.FromSlash(rel))
-		st, err := os.Lstat(full)
-		if err != nil || st.Mode()&os.ModeSymlink == 0 {
-			continue // replaced by a later archive
+	if err := rootfs.Check(m.root); err != nil {
+		var le *rootfs.LinkError
+		if errors.As(err, &le) {
+			if rank := m.ownerOf(le.Rel); rank >= 0 {
+				return rank, err
+			}
 		}
-		resolved, err := filepath.EvalSymlinks(full)
-		if err != nil {
-			continue // dangling: its target was checked when it was made
-		}
-		if !within(realRoot, resolved) {
-			os.Remove(full)
-			return l.rank, fmt.Errorf("refusing symlink %s: resolves outside the tree", rel)
-		}
+		return -1, fmt.Errorf("fetch: %w", err)
 	}
 	return -1, nil
-}
-
-func within(root, p string) bool {
-	r, err := filepath.Rel(root, p)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
 // linuxArch maps linux platform keys to nvcc's targets/<arch>-linux names.
@@ -433,40 +513,54 @@ var linuxArch = map[string]string{
 // LinkLinuxLayout adds the links nvcc.profile may look for in a merged
 // Linux toolkit: lib64 → lib, and targets/<arch>-linux/{include,lib,lib64}
 // → ../../include, ../../lib. Links are only made where the target exists
-// and the name is free, so it is safe to run more than once.
+// and the name is free, so it is safe to run more than once. It writes
+// through an os.Root on dir and refuses a targets folder (or arch folder)
+// that is a symlink rather than write through it.
 func LinkLinuxLayout(dir, platform string) error {
 	arch, ok := linuxArch[platform]
 	if !ok {
 		return fmt.Errorf("link layout: %q is not a linux platform", platform)
 	}
-	isDir := func(p string) bool { st, err := os.Stat(p); return err == nil && st.IsDir() }
-	free := func(p string) bool { _, err := os.Lstat(p); return errors.Is(err, os.ErrNotExist) }
+	t, err := rootfs.Open(dir)
+	if err != nil {
+		return fmt.Errorf("link layout: %w", err)
+	}
+	defer t.Close()
+	if err := linkLayout(t, arch); err != nil {
+		return fmt.Errorf("link layout: %w", err)
+	}
+	return nil
+}
+
+func linkLayout(t *rootfs.Tree, arch string) error {
+	r := t.Root()
+	isDir := func(p string) bool { st, err := r.Stat(p); return err == nil && st.IsDir() }
+	free := func(p string) bool { _, err := r.Lstat(p); return errors.Is(err, fs.ErrNotExist) }
 	link := func(target, name string) error {
-		if err := os.Symlink(target, name); err != nil && !errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("link layout: %w", err)
+		if err := r.Symlink(target, name); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
 		}
 		return nil
 	}
-	lib, inc := filepath.Join(dir, "lib"), filepath.Join(dir, "include")
-	if isDir(lib) && free(filepath.Join(dir, "lib64")) {
-		if err := link("lib", filepath.Join(dir, "lib64")); err != nil {
+	if isDir("lib") && free("lib64") {
+		if err := link("lib", "lib64"); err != nil {
 			return err
 		}
 	}
-	if !isDir(lib) && !isDir(inc) {
+	if !isDir("lib") && !isDir("include") {
 		return nil
 	}
-	t := filepath.Join(dir, "targets", arch+"-linux")
-	if err := os.MkdirAll(t, 0o755); err != nil {
-		return fmt.Errorf("link layout: %w", err)
+	tdir := "targets/" + arch + "-linux"
+	if err := t.MkdirAll(tdir); err != nil {
+		return err
 	}
 	for _, l := range []struct{ name, target, check string }{
-		{"include", "../../include", inc},
-		{"lib", "../../lib", lib},
-		{"lib64", "../../lib", lib},
+		{"include", "../../include", "include"},
+		{"lib", "../../lib", "lib"},
+		{"lib64", "../../lib", "lib"},
 	} {
-		if isDir(l.check) && free(filepath.Join(t, l.name)) {
-			if err := link(l.target, filepath.Join(t, l.name)); err != nil {
+		if isDir(l.check) && free(tdir+"/"+l.name) {
+			if err := link(l.target, tdir+"/"+l.name); err != nil {
 				return err
 			}
 		}

@@ -39,8 +39,11 @@ type InstalledComponent struct {
 // needed) while other downloads continue (Unpackers at once, largest
 // first). Each archive's top folder is stripped and the trees are merged;
 // where archives overlap, the one later in arts wins. Entries that could
-// escape dest (.., absolute paths, links leading outside, device files)
-// fail the whole Fetch. For linux platforms LinkLinuxLayout runs last.
+// escape dest (.., absolute paths, links leading outside, device files,
+// names cudaenv writes itself such as receipt.json) fail the whole Fetch,
+// as do archives that unpack to far more than their size. For linux
+// platforms LinkLinuxLayout runs last; then the whole tree is walked once
+// and a symlink that resolves outside dest, or dangles, fails the Fetch.
 //
 // A cached archive is re-hashed before it is used; a partial download
 // (CacheDir/archives/<sha256>.part) is resumed with an HTTP Range request.
@@ -168,7 +171,11 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 			}
 		}()
 	}
-	m := newMerger(dest)
+	m, err := newMerger(dest)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
+	}
+	defer m.close()
 	var remaining atomic.Int64
 	remaining.Store(int64(len(arts)))
 	allDone := make(chan struct{})
@@ -219,17 +226,12 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		return nil, context.Canceled
 	}
 
-	if rank, err := m.checkLinks(); err != nil {
+	if rank, err := m.finish(platform); err != nil {
 		if rank >= 0 {
 			a := &arts[rank]
 			return nil, fmt.Errorf("extract %s: %w (%s)", a.label(), err, filepath.Base(a.RelativePath))
 		}
-		return nil, fmt.Errorf("fetch: %w", err)
-	}
-	if _, ok := linuxArch[platform]; ok {
-		if err := LinkLinuxLayout(dest, platform); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	res = &Result{Platform: platform}
 	for i := range arts {

@@ -68,7 +68,9 @@ type Artifact struct {
 
 	// Unpack, if set, extracts the verified archive at path into dest in
 	// place of the built-in tar/zip extraction: other sources (PyPI wheels)
-	// bring their own layout. It must refuse entries that escape dest.
+	// bring their own layout. It must write only below dest, never
+	// through a link (pypi.ExtractWheel writes through a rootfs.Tree);
+	// Fetch then checks every link in the finished tree.
 	Unpack func(path, dest string) error
 
 	problem string // why the manifest entry is unusable, found while decoding
@@ -117,6 +119,9 @@ func Decode(data []byte, fileVersion string) (*Manifest, error) {
 	}
 	if m.Version == "" {
 		return nil, errors.New("decode manifest: no release_label and no version from the file name")
+	}
+	if !versionRE.MatchString(m.Version) {
+		return nil, fmt.Errorf("decode manifest %s: release %s is not a version (digits and dots)", fileVersion, strconv.Quote(m.Version))
 	}
 	return m, nil
 }
@@ -260,11 +265,21 @@ func (a *Artifact) check() error {
 	if a.Component == "" {
 		what = "artifact"
 	}
+	// The version goes into receipts and messages: digits and dots only,
+	// as for every other version cudaenv reads.
+	okVersion := versionRE.MatchString(a.Version)
+	ver := a.Version
+	if !okVersion {
+		ver = strconv.Quote(ver)
+	}
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%s %s (%s): %s", what, a.Version, a.Platform, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%s %s (%s): %s", what, ver, a.Platform, fmt.Sprintf(format, args...))
 	}
 	if a.problem != "" {
 		return fail("%s", a.problem)
+	}
+	if !okVersion {
+		return fail("the version is not digits and dots; refusing it")
 	}
 	if err := checkRelativePath(a.RelativePath); err != nil {
 		return fail("%v", err)

@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/rootfs"
 	"github.com/cudaenv/cudaenv/internal/version"
 )
 
@@ -35,7 +36,7 @@ const (
 )
 
 // ReceiptName is written last into every entry; its presence means installed.
-const ReceiptName = "receipt.json"
+const ReceiptName = rootfs.ReceiptName
 
 // Receipt records where an entry came from.
 type Receipt struct {
@@ -416,25 +417,26 @@ func (s *Store) checkUTF8(paths ...string) error {
 	return nil
 }
 
+// writeReceipt writes the receipt as a new file through a root opened on
+// the tree: a receipt.json already there (a file or link an archive
+// shipped) fails the install rather than being written through.
 func writeReceipt(dir string, r Receipt) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, ReceiptName)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	t, err := rootfs.Open(dir)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
-		return err
+	defer t.Close()
+	if err := t.WriteNew(ReceiptName, append(data, '\n'), 0o644); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("refusing to install: the tree already has a %s, which only cudaenv writes (a hostile archive?)", ReceiptName)
+		}
+		return fmt.Errorf("write %s: %w", ReceiptName, err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return nil
 }
 
 // Remove deletes an entry. A linked entry loses only its link; the toolkit

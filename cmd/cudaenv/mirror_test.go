@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -79,6 +80,16 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 			}
 			get(ts).SetFault(args[0], f)
 		},
+		// mirror-hostile COMPONENT KIND [PATH]: serve the component's
+		// archives as one of fetchtest.Hostile's attacks.
+		"mirror-hostile": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) < 2 || len(args) > 3 {
+				ts.Fatalf("usage: mirror-hostile COMPONENT KIND [PATH] (kinds: %s)", fetchtest.HostileKinds)
+			}
+			f, err := fetchtest.Hostile(args[1], strings.Join(args[2:], ""))
+			ts.Check(err)
+			get(ts).SetFault(args[0], f)
+		},
 		// mirror-requests COMPONENT: print how often its archives were requested.
 		"mirror-requests": func(ts *testscript.TestScript, neg bool, args []string) {
 			m := get(ts)
@@ -103,10 +114,20 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 		},
 		// pypi-index [html]: start a PEP 691 (or, with html, PEP 503 only)
 		// index of generated NVIDIA wheels; point CUDAENV_PYPI_INDEX at it.
+		// pypi-index hostile PROJECT KIND [PATH]: the same, with the
+		// project's wheels carrying one of pypitest.Hostile's attacks.
 		"pypi-index": func(ts *testscript.TestScript, neg bool, args []string) {
 			var opts []pypitest.Option
 			if len(args) > 0 && args[0] == "html" {
 				opts = append(opts, pypitest.HTMLOnly())
+			}
+			if len(args) > 0 && args[0] == "hostile" {
+				if len(args) < 3 || len(args) > 4 {
+					ts.Fatalf("usage: pypi-index hostile PROJECT KIND [PATH] (kinds: %s)", pypitest.HostileKinds)
+				}
+				entries, err := pypitest.Hostile(args[2], strings.Join(args[3:], ""))
+				ts.Check(err)
+				opts = append(opts, pypitest.Extra(args[1], entries...))
 			}
 			ix := pypitest.New(t, opts...)
 			ts.Setenv("CUDAENV_PYPI_INDEX", ix.URL())

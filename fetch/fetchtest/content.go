@@ -23,7 +23,9 @@ type Entry struct {
 	Name string
 	Raw  bool
 	// Type is a tar type flag: tar.TypeReg (the zero value works too),
-	// tar.TypeDir, tar.TypeSymlink, tar.TypeLink, tar.TypeFifo, tar.TypeChar.
+	// tar.TypeDir, tar.TypeSymlink, tar.TypeLink, tar.TypeFifo, tar.TypeChar;
+	// or, for a sparse file of Size bytes whose only data is its last byte,
+	// tar.TypeGNUSparse (old GNU format) or TypePAXSparse (PAX 1.0 format).
 	// Zip archives support files, directories and symlinks.
 	Type byte
 	Mode int64  // permission bits; 0 means 0o644 (0o755 for directories)
@@ -32,7 +34,14 @@ type Entry struct {
 	// Size, when > 0, makes the file Size bytes of deterministic,
 	// moderately compressible data (see Fill); Body is ignored.
 	Size int64
+	// Zeros, when > 0, makes the file that many zero bytes, which
+	// compress a thousandfold: an archive bomb.
+	Zeros int64
 }
+
+// TypePAXSparse is the Entry.Type of a sparse file in the PAX 1.0 format
+// (a regular file whose PAX header carries GNU.sparse.* records).
+const TypePAXSparse byte = 's'
 
 // TopFolder is the folder NVIDIA's archives put everything in: the file
 // name without its extension.
@@ -205,6 +214,15 @@ func WriteTar(w io.Writer, top string, entries []Entry, seed uint64) error {
 				return err
 			}
 		}
+		if e.Type == tar.TypeGNUSparse || e.Type == TypePAXSparse {
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if _, err := w.Write(sparseEntry(name, e.Type, e.Size)); err != nil {
+				return err
+			}
+			continue
+		}
 		h := &tar.Header{Typeflag: e.Type, Name: name, Mode: e.Mode, ModTime: epoch, Linkname: e.Link, Format: tar.FormatPAX}
 		if h.Typeflag == 0 {
 			h.Typeflag = tar.TypeReg
@@ -217,9 +235,12 @@ func WriteTar(w io.Writer, top string, entries []Entry, seed uint64) error {
 		}
 		switch h.Typeflag {
 		case tar.TypeReg:
-			if e.Size > 0 {
+			switch {
+			case e.Zeros > 0:
+				h.Size = e.Zeros
+			case e.Size > 0:
 				h.Size = e.Size
-			} else {
+			default:
 				h.Size = int64(len(e.Body))
 			}
 		case tar.TypeDir:
@@ -233,9 +254,12 @@ func WriteTar(w io.Writer, top string, entries []Entry, seed uint64) error {
 		}
 		if h.Typeflag == tar.TypeReg {
 			var err error
-			if e.Size > 0 {
+			switch {
+			case e.Zeros > 0:
+				err = zeros(tw, e.Zeros)
+			case e.Size > 0:
 				err = Fill(tw, e.Size, seed*1000+uint64(i)+1)
-			} else {
+			default:
 				_, err = io.WriteString(tw, e.Body)
 			}
 			if err != nil {
@@ -276,6 +300,8 @@ func writeZip(w io.Writer, top string, entries []Entry, seed uint64) error {
 		switch {
 		case e.Type == tar.TypeSymlink:
 			_, err = io.WriteString(fw, e.Link)
+		case e.Zeros > 0:
+			err = zeros(fw, e.Zeros)
 		case e.Size > 0:
 			err = Fill(fw, e.Size, seed*1000+uint64(i)+1)
 		default:
@@ -333,4 +359,90 @@ func Fill(w io.Writer, n int64, seed uint64) error {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+func zeros(w io.Writer, n int64) error {
+	_, err := io.CopyN(w, zeroReader{}, n)
+	return err
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// sparseEntry encodes, by hand (archive/tar cannot write sparse files), a
+// sparse file of realSize bytes whose only stored data is its last byte,
+// 'x': the archive stays tiny whatever realSize is.
+func sparseEntry(name string, typ byte, realSize int64) []byte {
+	var out bytes.Buffer
+	if typ == tar.TypeGNUSparse {
+		h := tarBlock(name, tar.TypeGNUSparse, 1)
+		copy(h[257:], "ustar  \x00") // GNU magic and version
+		copy(h[386:], octal(realSize-1, 12))
+		copy(h[398:], octal(1, 12))
+		copy(h[483:], octal(realSize, 12))
+		checksum(h)
+		out.Write(h)
+		out.Write(padBlock([]byte("x")))
+		return out.Bytes()
+	}
+	var recs strings.Builder
+	for _, kv := range [][2]string{
+		{"GNU.sparse.major", "1"}, {"GNU.sparse.minor", "0"},
+		{"GNU.sparse.name", name}, {"GNU.sparse.realsize", strconv.FormatInt(realSize, 10)},
+	} {
+		rec := " " + kv[0] + "=" + kv[1] + "\n"
+		n := len(rec)
+		for len(strconv.Itoa(n))+len(rec) != n {
+			n = len(strconv.Itoa(n)) + len(rec)
+		}
+		recs.WriteString(strconv.Itoa(n) + rec)
+	}
+	out.Write(tarBlock(path.Join(path.Dir(name), "PaxHeaders", path.Base(name)), tar.TypeXHeader, int64(recs.Len())))
+	out.Write(padBlock([]byte(recs.String())))
+	sparseMap := padBlock([]byte("1\n" + strconv.FormatInt(realSize-1, 10) + "\n1\n"))
+	out.Write(tarBlock(path.Join(path.Dir(name), "GNUSparseFile.0", path.Base(name)), tar.TypeReg, int64(len(sparseMap))+1))
+	out.Write(sparseMap)
+	out.Write(padBlock([]byte("x")))
+	return out.Bytes()
+}
+
+// tarBlock is a ustar header block with its checksum.
+func tarBlock(name string, typ byte, size int64) []byte {
+	h := make([]byte, 512)
+	copy(h[0:100], name)
+	copy(h[100:], octal(0o644, 8))
+	copy(h[108:], octal(0, 8))
+	copy(h[116:], octal(0, 8))
+	copy(h[124:], octal(size, 12))
+	copy(h[136:], octal(epoch.Unix(), 12))
+	h[156] = typ
+	copy(h[257:], "ustar\x0000")
+	checksum(h)
+	return h
+}
+
+func checksum(h []byte) {
+	copy(h[148:156], "        ")
+	sum := 0
+	for _, b := range h {
+		sum += int(b)
+	}
+	copy(h[148:], octal(int64(sum), 7))
+	h[155] = ' '
+}
+
+func octal(n int64, width int) string {
+	s := strconv.FormatInt(n, 8)
+	for len(s) < width-1 {
+		s = "0" + s
+	}
+	return s + "\x00"
+}
+
+func padBlock(b []byte) []byte {
+	return append(b, make([]byte, (512-len(b)%512)%512)...)
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
 // Real wheel layouts (testdata/real_layouts.txt has the full lists):
@@ -159,22 +161,31 @@ const maxLinkTarget = 4096
 // link lib<name>.so → the shortest versioned name, unless the wheel or the
 // tree already has that name.
 //
-// It refuses hostile entry names, entries that are neither files, folders
-// nor symlinks, and symlinks whose target is absolute or leaves dest; all
-// writes go through an os.Root, so no existing link can lead them out of
-// dest either. Files are written 0755 when the zip gives them any exec bit
+// All writes go through a rootfs.Tree (an os.Root on dest), never through
+// a symlink, even one inside the tree. It refuses hostile entry names,
+// names cudaenv writes itself (receipt.json), entries that are neither
+// files, folders nor symlinks, a wheel whose zip directory declares more
+// than rootfs.MaxUnpacked of its size, and symlinks that do not resolve,
+// within dest, to something that exists once the wheel is in; an existing
+// symlink is never replaced, so links already in dest keep resolving where
+// they did. Files are written 0755 when the zip gives them any exec bit
 // (wheels record Unix modes in the external attributes), else 0644.
 func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return fmt.Errorf("open wheel: %w", err)
 	}
-	root, err := os.OpenRoot(dest)
+	if err := checkDeclaredSize(zr, size); err != nil {
+		return fmt.Errorf("extract wheel: %w", err)
+	}
+	t, err := rootfs.Open(dest)
 	if err != nil {
 		return fmt.Errorf("open extraction target: %w", err)
 	}
-	defer root.Close()
+	defer t.Close()
+	root := t.Root()
 	written := map[string]bool{}
+	var links []string
 	for _, f := range zr.File {
 		rel, err := entryPath(f.Name)
 		if errors.Is(err, errSkip) {
@@ -183,14 +194,18 @@ func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
 		if err != nil {
 			return fmt.Errorf("extract wheel: %w", err)
 		}
+		if rootfs.Owned(rel) {
+			return fmt.Errorf("extract wheel: entry %q: %s is a name only cudaenv writes", f.Name, rootfs.Show(rel))
+		}
 		mode := f.Mode()
 		switch {
 		case mode.IsDir():
 			continue
 		case mode&fs.ModeSymlink != 0:
-			err = extractLink(root, f, rel)
+			err = extractLink(t, f, rel)
+			links = append(links, rel)
 		case mode.IsRegular():
-			err = extractFile(root, f, rel)
+			err = extractFile(t, f, rel)
 		default:
 			err = fmt.Errorf("entry %q: unsupported file type %v", f.Name, mode.Type())
 		}
@@ -205,6 +220,28 @@ func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
 		}
 		if err := root.Symlink(target, link); err != nil {
 			return fmt.Errorf("extract wheel: link %s: %w", link, err)
+		}
+	}
+	// Links are resolved, not just read: lib/z1 → .. and lib/z2 → z1/..
+	// each look harmless, and z2 is the tree's parent.
+	for _, l := range links {
+		if err := rootfs.Resolve(root, l); err != nil {
+			return fmt.Errorf("extract wheel: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkDeclaredSize refuses a wheel whose zip directory declares more than
+// rootfs.MaxUnpacked of its size; archive/zip then holds each entry to
+// its declared size.
+func checkDeclaredSize(zr *zip.Reader, size int64) error {
+	limit := uint64(rootfs.MaxUnpacked(size))
+	var total uint64
+	for _, f := range zr.File {
+		total += f.UncompressedSize64
+		if total > limit || total < f.UncompressedSize64 {
+			return fmt.Errorf("refusing the wheel: it unpacks to more than %.1f MiB, about %d times its size (an archive bomb?)", float64(limit)/(1<<20), rootfs.MaxExpansion)
 		}
 	}
 	return nil
@@ -234,11 +271,10 @@ func devLinks(written map[string]bool) map[string]string {
 	return links
 }
 
-func extractFile(root *os.Root, f *zip.File, rel string) error {
-	if dir := path.Dir(rel); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("entry %q: %w", f.Name, err)
-		}
+func extractFile(t *rootfs.Tree, f *zip.File, rel string) error {
+	root := t.Root()
+	if err := t.MkdirAll(path.Dir(rel)); err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
 	if err := removeExisting(root, rel); err != nil {
 		return fmt.Errorf("entry %q: %w", f.Name, err)
@@ -271,7 +307,7 @@ func extractFile(root *os.Root, f *zip.File, rel string) error {
 	return nil
 }
 
-func extractLink(root *os.Root, f *zip.File, rel string) error {
+func extractLink(t *rootfs.Tree, f *zip.File, rel string) error {
 	if f.UncompressedSize64 > maxLinkTarget {
 		return fmt.Errorf("entry %q: symlink target too long", f.Name)
 	}
@@ -288,22 +324,21 @@ func extractLink(root *os.Root, f *zip.File, rel string) error {
 	if err := checkLinkTarget(rel, target); err != nil {
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
-	if dir := path.Dir(rel); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("entry %q: %w", f.Name, err)
-		}
-	}
-	if err := removeExisting(root, rel); err != nil {
+	if err := t.MkdirAll(path.Dir(rel)); err != nil {
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
-	if err := root.Symlink(target, rel); err != nil {
+	if err := removeExisting(t.Root(), rel); err != nil {
+		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	if err := t.Root().Symlink(target, rel); err != nil {
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
 	return nil
 }
 
 // checkLinkTarget accepts only relative targets that stay inside the tree
-// when resolved from the link's folder.
+// when read from the link's folder; ExtractWheel resolves them for real
+// once the wheel is in.
 func checkLinkTarget(rel, target string) error {
 	switch {
 	case target == "":
@@ -321,7 +356,9 @@ func checkLinkTarget(rel, target string) error {
 }
 
 // removeExisting clears the way for a new file or link at rel. It refuses
-// to replace a folder with a file.
+// to replace a folder with a file, and to replace a symlink: links already
+// in the tree were checked to resolve inside it, and swapping one for
+// another could send them elsewhere.
 func removeExisting(root *os.Root, rel string) error {
 	fi, err := root.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -332,6 +369,9 @@ func removeExisting(root *os.Root, rel string) error {
 	}
 	if fi.IsDir() {
 		return fmt.Errorf("%s is a folder in the tree", rel)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink in the tree; refusing to replace it", rel)
 	}
 	return root.Remove(rel)
 }

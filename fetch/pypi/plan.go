@@ -134,6 +134,10 @@ func Plan(rel Release, platform string, sel Selection) ([]Requirement, error) {
 			continue
 		}
 		seen[c.ID] = true
+		if err := checkPlainVersion(c.ID, c.Version); err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
 		project, err := Project(c.ID, major)
 		if err != nil {
 			errs = append(errs, err.Error()+" (use --source nvidia)")

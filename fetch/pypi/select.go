@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,8 +160,14 @@ func SelectWheel(page *Page, version, platform string) (File, error) {
 	var best *candidate
 	fitting := map[string]bool{} // versions with a wheel for the platform
 	for _, f := range page.Files {
+		if !wheelFilename.MatchString(f.Filename) {
+			continue // not a name a wheel can have: never shown nor used
+		}
 		w, err := ParseWheelName(f.Filename)
 		if err != nil || w.Project != page.Project {
+			continue
+		}
+		if _, ok := parseVersion(w.Version); !ok {
 			continue
 		}
 		c := candidate{file: f, name: w}
@@ -189,6 +196,11 @@ func SelectWheel(page *Page, version, platform string) (File, error) {
 	}
 	return best.file, nil
 }
+
+// wheelFilename is the alphabet of PEP 427 wheel file names; files named
+// otherwise on an index are ignored, so their names reach no message,
+// cache or receipt.
+var wheelFilename = regexp.MustCompile(`^[A-Za-z0-9_.+!-]+\.whl$`)
 
 func better(a, b candidate) bool {
 	if a.exact != b.exact {
@@ -248,6 +260,17 @@ type Resolution struct {
 // file server (HEAD, else a one-byte range request), and leaves Size 0 when
 // the server does not say.
 func (ix *Index) Resolve(ctx context.Context, platform string, reqs []Requirement) (Resolution, error) {
+	// Versions go into receipts and messages; refuse odd ones before
+	// asking the index anything.
+	var bad []error
+	for _, r := range reqs {
+		if err := checkPlainVersion(r.Component, r.Version); err != nil {
+			bad = append(bad, fmt.Errorf("resolve %s (%s): %w", r.Component, r.Project, err))
+		}
+	}
+	if len(bad) > 0 {
+		return Resolution{}, errors.Join(bad...)
+	}
 	type result struct {
 		art Artifact
 		err error

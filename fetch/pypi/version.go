@@ -2,6 +2,7 @@ package pypi
 
 import (
 	"cmp"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,6 +21,20 @@ type version struct {
 	dev      uint64
 	local    string
 	original string
+}
+
+// plainVersion is the grammar of every version cudaenv installs or writes
+// into a receipt: digits and dots. Component versions from manifests, the
+// catalog and requirements must match it; PEP 440's richer forms are only
+// ever compared.
+var plainVersion = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+
+// checkPlainVersion says, quoting it, why v is not a plain version.
+func checkPlainVersion(what, v string) error {
+	if plainVersion.MatchString(v) {
+		return nil
+	}
+	return fmt.Errorf("%s version %s is not digits and dots; refusing it", what, strconv.Quote(v))
 }
 
 var versionPattern = regexp.MustCompile(`^v?(\d+(?:\.\d+)*)` +

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -41,6 +42,7 @@ type config struct {
 	wrongHash map[string]bool
 	missing   map[string]bool
 	extra     []pypi.Release
+	entries   map[string][]Entry
 }
 
 // HTMLOnly makes the index serve PEP 503 HTML whatever the client accepts.
@@ -76,6 +78,55 @@ func WrongHash(project string) Option {
 // Missing removes a project from the index (its page answers 404).
 func Missing(project string) Option {
 	return func(c *config) { c.missing[pypi.NormalizeProject(project)] = true }
+}
+
+// Entry is a file or symlink to add to a wheel, below its package root
+// (nvidia/cu13/, nvidia/cuda_runtime/, ...).
+type Entry struct {
+	Name string
+	Body string
+	Link string // a symlink to Link when set
+}
+
+// Extra adds entries to every wheel of a project, e.g. Hostile ones.
+func Extra(project string, entries ...Entry) Option {
+	return func(c *config) {
+		p := pypi.NormalizeProject(project)
+		c.entries[p] = append(c.entries[p], entries...)
+	}
+}
+
+// HostileKinds lists the attacks Hostile knows, for usage messages.
+const HostileKinds = "escape [PATH], receipt-link PATH, bomb"
+
+// Hostile returns wheel entries that attack the installer:
+//
+//   - escape [PATH]: lib/z1 → .. and lib/zN → zN-1/.. for N up to 16, each
+//     harmless to read, together climbing 15 folders above the tree; with
+//     PATH (absolute), lib/escape leads there through them.
+//   - receipt-link PATH: the same chain, and a receipt.json link to PATH.
+//   - bomb: 16 MiB of zeros, a few KiB deflated.
+func Hostile(kind, arg string) ([]Entry, error) {
+	chain := []Entry{{Name: "lib/z1", Link: ".."}}
+	for i := 2; i <= 16; i++ {
+		chain = append(chain, Entry{Name: fmt.Sprintf("lib/z%d", i), Link: fmt.Sprintf("z%d/..", i-1)})
+	}
+	rel := strings.TrimLeft(arg, "/")
+	switch kind {
+	case "escape":
+		if arg != "" {
+			chain = append(chain, Entry{Name: "lib/escape", Link: "z16/" + rel})
+		}
+		return chain, nil
+	case "receipt-link":
+		if arg == "" {
+			return nil, fmt.Errorf("receipt-link needs the path the receipt should land on")
+		}
+		return append(chain, Entry{Name: "receipt.json", Link: "lib/z16/" + rel}), nil
+	case "bomb":
+		return []Entry{{Name: "lib/zeros", Body: strings.Repeat("\x00", 16<<20)}}, nil
+	}
+	return nil, fmt.Errorf("unknown hostile wheel %q (known: %s)", kind, HostileKinds)
 }
 
 // Wheel is a generated wheel as the index lists it.
@@ -117,7 +168,7 @@ type Index struct {
 // New starts an index; it stops when the test ends.
 func New(tb testing.TB, opts ...Option) *Index {
 	tb.Helper()
-	cfg := config{noHash: map[string]bool{}, wrongHash: map[string]bool{}, missing: map[string]bool{}}
+	cfg := config{noHash: map[string]bool{}, wrongHash: map[string]bool{}, missing: map[string]bool{}, entries: map[string][]Entry{}}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -213,8 +264,15 @@ func (ix *Index) generate(project string, p *projectFiles) []Wheel {
 		for _, w := range p.wants {
 			for _, platform := range ix.cfg.platforms {
 				tag := platformTag(platform, w.major)
-				files := wheelEntries(project, w.component, w.version, w.major, tag,
-					wheelFiles(w.component, w.version, w.major, platform))
+				files := wheelFiles(w.component, w.version, w.major, platform)
+				for _, e := range ix.cfg.entries[project] {
+					if e.Link != "" {
+						files = append(files, file{name: e.Name, mode: fs.ModeSymlink | 0o777, body: e.Link})
+					} else {
+						files = append(files, file{name: e.Name, body: e.Body})
+					}
+				}
+				files = wheelEntries(project, w.component, w.version, w.major, tag, files)
 				data, err := zipFiles(files)
 				if err != nil {
 					ix.tb.Errorf("pypitest: build wheel of %s %s: %v", project, w.version, err)
