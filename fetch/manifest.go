@@ -135,7 +135,14 @@ func kindOf(raw json.RawMessage) byte {
 	return raw[0]
 }
 
+// componentIDRE is what a component id may be: it names folders in
+// messages, receipts and locks, so nothing else from a manifest is taken.
+var componentIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$`)
+
 func decodeComponent(id string, raw json.RawMessage) *Component {
+	if !componentIDRE.MatchString(id) {
+		return nil // not a component cudaenv can name
+	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil || fields == nil {
 		return nil

@@ -272,3 +272,18 @@ func TestCompareVersionsIsNumeric(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeSkipsComponentsWhoseIDsAreNotNames(t *testing.T) {
+	data := []byte(`{"release_label":"12.4.1",
+	"cuda_nvcc":{"name":"nvcc","version":"12.4.131","linux-x86_64":{"relative_path":"a.tar.xz","sha256":"00","size":"1"}},
+	"../../etc":{"name":"x","version":"1.0","linux-x86_64":{"relative_path":"b.tar.xz","sha256":"00","size":"1"}},
+	"x$(touch pwned)":{"name":"x","version":"1.0","linux-x86_64":{"relative_path":"c.tar.xz","sha256":"00","size":"1"}},
+	"esc\u001b[31m":{"name":"x","version":"1.0","linux-x86_64":{"relative_path":"d.tar.xz","sha256":"00","size":"1"}}}`)
+	m, err := Decode(data, "12.4.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Components) != 1 || m.Components["cuda_nvcc"] == nil {
+		t.Errorf("components %v, want only cuda_nvcc", m.Components)
+	}
+}
