@@ -29,8 +29,10 @@ type LockRequest struct {
 	// the lock.
 	Platforms []string
 	// Source is nvidia, pypi or auto; "" keeps each product's source from
-	// the lock (nvidia for a new lock).
-	Source string
+	// the lock, and uses DefaultSource (else nvidia) for a product the lock
+	// does not have yet.
+	Source        string
+	DefaultSource string
 	// Profile or Components choose the components; both empty keep the
 	// lock's choice (the default profile for a new lock).
 	Profile    string
@@ -64,7 +66,7 @@ func (in *Installer) Lock(ctx context.Context, req LockRequest) (LockResult, err
 		return LockResult{}, err
 	}
 	lk, err := in.relock(ctx, specs, old, relockOpts{
-		platforms: req.Platforms, source: req.Source, profile: req.Profile,
+		platforms: req.Platforms, source: req.Source, defaultSource: req.DefaultSource, profile: req.Profile,
 		components: req.Components, cudaMajor: req.CUDAMajor, upgrade: req.Upgrade,
 	})
 	if err != nil {
@@ -132,12 +134,13 @@ func writeLock(p string, lk *lockfile.Lock) (bool, error) {
 }
 
 type relockOpts struct {
-	platforms  []string
-	source     string
-	profile    string
-	components []string
-	cudaMajor  int
-	upgrade    bool
+	platforms     []string
+	source        string
+	defaultSource string // for products the old lock lacks
+	profile       string
+	components    []string
+	cudaMajor     int
+	upgrade       bool
 }
 
 // relock computes the lock for specs: releases already locked for an
@@ -169,8 +172,10 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 	if len(plats) > lockfile.MaxPlatforms {
 		return nil, fmt.Errorf("lock: more than %d platforms", lockfile.MaxPlatforms)
 	}
-	if o.source != "" && !slices.Contains(Sources, o.source) {
-		return nil, fmt.Errorf("lock: unknown source %q; use one of: %s", o.source, strings.Join(Sources, ", "))
+	for _, src := range []string{o.source, o.defaultSource} {
+		if src != "" && !slices.Contains(Sources, src) {
+			return nil, fmt.Errorf("lock: unknown source %q; use one of: %s", src, strings.Join(Sources, ", "))
+		}
 	}
 
 	lk := &lockfile.Lock{}
@@ -204,7 +209,7 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 	}
 	if cudaSpec != nil {
 		t := Target{Source: o.source, Profile: lk.Profile, Components: lk.Components}
-		if lk.CUDA, err = in.lockProduct(ctx, *cudaSpec, oldCUDA, t, plats, o.upgrade); err != nil {
+		if lk.CUDA, err = in.lockProduct(ctx, *cudaSpec, oldCUDA, t, o.defaultSource, plats, o.upgrade); err != nil {
 			return nil, err
 		}
 		cudaMajor = version.MustParse(lk.CUDA.Release).Major()
@@ -220,7 +225,7 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 		if cudaSpec == nil {
 			t.Components = lk.Components
 		}
-		if lk.Cudnn, err = in.lockProduct(ctx, *cudnnSpec, oldCudnn, t, plats, o.upgrade); err != nil {
+		if lk.Cudnn, err = in.lockProduct(ctx, *cudnnSpec, oldCudnn, t, o.defaultSource, plats, o.upgrade); err != nil {
 			return nil, err
 		}
 	}
@@ -232,12 +237,15 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 
 // lockProduct plans one product on every platform. The first platform
 // fixes the release and (for source auto) the source for the others.
-func (in *Installer) lockProduct(ctx context.Context, sp version.Spec, old *lockfile.Product, t Target, plats []string, upgrade bool) (*lockfile.Product, error) {
-	if t.Source == "" {
+func (in *Installer) lockProduct(ctx context.Context, sp version.Spec, old *lockfile.Product, t Target, defaultSource string, plats []string, upgrade bool) (*lockfile.Product, error) {
+	switch {
+	case t.Source != "":
+	case old != nil:
+		t.Source = old.Source
+	case defaultSource != "":
+		t.Source = defaultSource
+	default:
 		t.Source = "nvidia"
-		if old != nil {
-			t.Source = old.Source
-		}
 	}
 	keep := old != nil && !upgrade && old.Spec.String() == sp.String() && (sp.Tool != version.Cudnn || old.CUDAMajor == t.CUDAMajor)
 	pin := sp
@@ -268,7 +276,7 @@ func (in *Installer) lockProduct(ctx context.Context, sp version.Spec, old *lock
 		}
 		if keep && old.Release == p.Release {
 			if err := sameFiles(sp, plat, old.Platforms[plat], files); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("lock: %w", err)
 			}
 		}
 		p.Platforms[plat] = files

@@ -520,10 +520,13 @@ func (d *decoder) readLine(line string) error {
 	case d.platform == "":
 		err = d.productKey(key, s)
 	default:
-		err = d.fileLine(key, s)
+		err = d.fileLine(key, s) // its errors name the component
+	}
+	if err != nil && d.platform == "" {
+		err = fmt.Errorf("%s: %w", key, err)
 	}
 	if err != nil {
-		return d.fail("%s: %v", key, err)
+		return d.fail("%v", err)
 	}
 	if !s.done() {
 		return d.fail("%s: unexpected text after the value: %s", key, quoteShort(s.rest()))
@@ -612,22 +615,22 @@ func (d *decoder) fileLine(component string, s *scanner) error {
 	f := File{Component: component}
 	fields, err := s.inlineTable()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", component, err)
 	}
 	want := []string{"file", "sha256", "size", "version"}
 	if got := keys(fields); !slices.Equal(got, want) {
-		return fmt.Errorf("has keys %s; a file line has exactly version, file, size and sha256", strings.Join(got, ", "))
+		return fmt.Errorf("%s: has keys %s; a file line has exactly version, file, size and sha256", component, strings.Join(got, ", "))
 	}
 	for k, v := range fields {
 		switch k {
 		case "size":
 			if !v.isInt {
-				return errors.New("size is not a number")
+				return fmt.Errorf("%s: size is not a number", component)
 			}
 			f.Size = v.n
 		default:
 			if v.isInt {
-				return fmt.Errorf("%s is not a string", k)
+				return fmt.Errorf("%s: %s is not a string", component, k)
 			}
 			switch k {
 			case "version":
