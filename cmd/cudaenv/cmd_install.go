@@ -80,7 +80,7 @@ func installCommands(e *env) []*cli.Command {
 
 // installer is the install package set up with this command's flags and
 // the settings (CUDAENV_MIRROR, CUDAENV_PYPI_INDEX, …).
-func (e *env) installer(c *cli.Context, source string, quiet bool) (*install.Installer, error) {
+func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) {
 	mirror := c.String("mirror")
 	if mirror == "" {
 		var err error
@@ -118,7 +118,7 @@ func installCmd(e *env, c *cli.Context) error {
 			return err
 		}
 	}
-	in, err := e.installer(c, source, c.Bool("quiet"))
+	in, err := e.installer(c, c.Bool("quiet"))
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (r *installReport) Progress(label string) install.Progress {
 }
 
 func lsRemote(e *env, c *cli.Context) error {
-	in, err := e.installer(c, "", false)
+	in, err := e.installer(c, false)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func lockCmd(e *env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := e.installer(c, "", false)
+	in, err := e.installer(c, false)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func (in *Installer) installLocked(ctx context.Context, req Request, versionFile
 		if req.Locked {
 			return nil, fmt.Errorf("install --locked: %s is out of date: %s; run cudaenv lock and commit %s", lockPath, reason, name)
 		}
-		nl, err := in.relock(ctx, specs, lk, relockOpts{platforms: []string{platform}})
+		nl, err := in.relock(ctx, specs, lk, relockOpts{platforms: []string{platform}, defaultSource: req.Source})
 		if err != nil {
 			return nil, err
 		}
