@@ -394,13 +394,18 @@ func (e *SyntaxError) Error() string {
 	return where + ": " + e.Why
 }
 
-// Read reads and decodes a lock file of at most MaxFileSize bytes; only a
-// regular file is read. A missing file is an error wrapping
-// fs.ErrNotExist.
+// Read reads and decodes a lock file of at most MaxFileSize bytes. Only a
+// regular file is read: not a FIFO, and not a symbolic link, which a
+// cloned repository could point at a secret outside it whose lines an
+// error would then quote into a CI log. A missing file is an error
+// wrapping fs.ErrNotExist.
 func Read(path string) (*Lock, error) {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return nil, &SyntaxError{File: path, Why: "a symbolic link; a lock is a plain file in the repository"}
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, &SyntaxError{File: path, Why: "not a regular file"}

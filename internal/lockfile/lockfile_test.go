@@ -294,6 +294,16 @@ func TestReadIsCappedAndReadsOnlyRegularFiles(t *testing.T) {
 	if _, err := Read(big); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("a huge lock: %v", err)
 	}
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("TOKEN=hunter2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(secret, link); err != nil {
+		t.Logf("no symbolic links here: %v", err)
+	} else if _, err := Read(link); err == nil || !strings.Contains(err.Error(), "a symbolic link") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("a link to a secret: %v", err)
+	}
 	good := filepath.Join(dir, FileName)
 	if err := os.WriteFile(good, []byte(sampleText), 0o644); err != nil {
 		t.Fatal(err)
