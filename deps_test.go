@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/rootfs":     {}, // the rooted writer fetch and store share
 
 	"internal/resolve":  {"internal/version"},
+	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
 	"store":             {"internal/dirs", "internal/rootfs", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
@@ -48,7 +49,7 @@ var allowed = map[string][]string{
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},
 
 	// The one place fetch and store meet: planning and carrying out installs.
-	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/dirs", "internal/resolve", "internal/version", "store"},
+	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/version", "store"},
 
 	"internal/detect": {"compat", "internal/version"},
 	"internal/doctor": {"compat", "internal/detect", "internal/version"},

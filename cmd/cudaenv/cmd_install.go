@@ -43,9 +43,11 @@ func installCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors and the final line"},
 				&cli.StringFlag{Name: "source", Usage: "nvidia (the redist server or --mirror), pypi (NVIDIA's wheels on CUDAENV_PYPI_INDEX) or auto (nvidia, falling back to pypi); also CUDAENV_SOURCE"},
 				&cli.StringFlag{Name: "for", Usage: "install the CUDA and the nearest cuDNN a PyTorch release was built with, e.g. --for torch==2.5.1"},
+				&cli.BoolFlag{Name: "locked", Usage: "install exactly what .cuda-version.lock lists, and fail if it no longer matches .cuda-version (CI)"},
 			},
 			Action: func(c *cli.Context) error { return installCmd(e, c) },
 		},
+		lockCommand(e),
 		{
 			Name:      "ls-remote",
 			Usage:     "list releases available for download, newest last; * marks installed ones",
@@ -105,7 +107,7 @@ func installCommands(e *env) []*cli.Command {
 
 // installer is the install package set up with this command's flags and
 // the settings (CUDAENV_MIRROR, CUDAENV_PYPI_INDEX, …).
-func (e *env) installer(c *cli.Context, source string, quiet bool) (*install.Installer, error) {
+func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) {
 	mirror := c.String("mirror")
 	if mirror == "" {
 		var err error
@@ -113,12 +115,10 @@ func (e *env) installer(c *cli.Context, source string, quiet bool) (*install.Ins
 			return nil, err
 		}
 	}
-	var index string
-	if source == "pypi" || source == "auto" {
-		var err error
-		if index, err = e.setting("pypi_index"); err != nil {
-			return nil, err
-		}
+	// Read whatever the source: a lock may name pypi for a product.
+	index, err := e.setting("pypi_index")
+	if err != nil {
+		return nil, err
 	}
 	return install.New(install.Options{
 		Store:     e.store(),
@@ -146,28 +146,27 @@ func installCmd(e *env, c *cli.Context) error {
 			return err
 		}
 	}
-	in, err := e.installer(c, source, c.Bool("quiet"))
+	in, err := e.installer(c, c.Bool("quiet"))
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var components []string
-	for _, id := range strings.Split(c.String("components"), ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			components = append(components, id)
-		}
+	profile := ""
+	if c.IsSet("profile") {
+		profile = c.String("profile") // a lock has its own; only a typed one can disagree
 	}
 	_, err = in.Install(ctx, install.Request{
 		Args:       c.Args().Slice(),
 		For:        c.String("for"),
 		Here:       install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
 		Source:     source,
-		Profile:    c.String("profile"),
-		Components: components,
+		Profile:    profile,
+		Components: splitList(c.String("components")),
 		Platform:   c.String("platform"),
 		CUDAMajor:  c.Int("cuda-major"),
 		Force:      c.Bool("force"),
+		Locked:     c.Bool("locked"),
 	})
 	return err
 }
@@ -192,6 +191,10 @@ func (r *installReport) Event(ev install.Event) {
 		if !r.quiet {
 			fmt.Fprintf(e.stderr, "adding %s to %s\n", strings.Join(ev.Missing, ", "), ev.Label)
 		}
+	case install.LockUpdated:
+		fmt.Fprintf(e.stderr, "updated %s: %s\n", ev.Path, ev.Reason)
+	case install.NotAsLocked:
+		fmt.Fprintf(e.stderr, "cudaenv: %s is installed from other archives than %s lists (%s); cudaenv install --force reinstalls it from the lock\n", ev.Label, ev.Lock, strings.Join(ev.Components, ", "))
 	case install.Result:
 		switch ev.Outcome {
 		case install.AlreadyLinked:
@@ -219,7 +222,7 @@ func (r *installReport) Progress(label string) install.Progress {
 }
 
 func lsRemote(e *env, c *cli.Context) error {
-	in, err := e.installer(c, "", false)
+	in, err := e.installer(c, false)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,11 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			in.event(res)
 			return res, nil
 		}
+		if pl.lockName != "" {
+			if differ := notAsLocked(have, pl.Artifacts); len(differ) > 0 {
+				in.event(NotAsLocked{Label: pl.Label, Lock: pl.lockName, Components: differ})
+			}
+		}
 		missing := missingComponents(have, pl.Artifacts)
 		if len(missing) == 0 || !pl.Explicit {
 			// Adding gigabytes is done only when asked for by name.
@@ -59,6 +64,11 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 		in.event(Adding{Label: pl.Label, Missing: missing})
 	}
 
+	if pl.prepare != nil {
+		if pl.Artifacts, err = pl.prepare(ctx, pl.Artifacts); err != nil {
+			return Result{}, fmt.Errorf("install %s: %w", pl.Label, err)
+		}
+	}
 	client := *in.client
 	client.Progress = nil
 	if in.opts.Reporter != nil {

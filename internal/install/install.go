@@ -20,6 +20,7 @@ import (
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
 	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/lockfile"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
@@ -113,8 +114,8 @@ type Progress interface {
 	Finish()
 }
 
-// Event is one of FallbackToPyPI, SkippedWheel, TorchTargets, Adding or
-// Result.
+// Event is one of FallbackToPyPI, SkippedWheel, TorchTargets, Adding,
+// LockUpdated, NotAsLocked or Result.
 type Event interface{ event() }
 
 // FallbackToPyPI: with source auto, NVIDIA's server could not be reached
@@ -223,30 +224,61 @@ type Request struct {
 	Platform   string // an NVIDIA platform key; "" means this machine's
 	CUDAMajor  int    // cuDNN alone: the CUDA major of the build
 	Force      bool   // reinstall what is installed
+	// Locked refuses to install unless a .cuda-version.lock lists exactly
+	// what .cuda-version selects here, for this platform (CI: the lock is
+	// never rewritten). Without it a lock that no longer matches is written
+	// again, keeping every release that still matches.
+	Locked bool
 }
 
 // platformKey is the shape of NVIDIA's platform keys; the list itself
 // grows with new releases, so only the shape is checked here.
 var platformKey = regexp.MustCompile(`^(linux|windows)-[a-z0-9_]+$`)
 
-// Install installs what the request asks for: its CUDA versions first,
+// Install installs what the request asks for. With no Args and no For,
+// in a directory whose .cuda-version has a .cuda-version.lock beside it,
+// it installs exactly what the lock lists (see Request.Locked). Otherwise
+// it installs its CUDA versions first,
 // then its cuDNN versions for the CUDA major just installed (else
 // Request.CUDAMajor, else the one Here selects). Each version is planned
 // and carried out before the next is planned. Results are also reported,
 // one by one, as they are reached.
 func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error) {
-	specs, err := in.Specs(ctx, req)
-	if err != nil {
-		return nil, err
-	}
 	platform := req.Platform
 	if platform != "" && !platformKey.MatchString(platform) {
 		return nil, fmt.Errorf("install: %q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", platform)
 	}
 	if platform == "" {
+		var err error
 		if platform, err = fetch.HostPlatform(in.opts.GOOS, in.opts.GOARCH); err != nil {
 			return nil, err
 		}
+	}
+	if len(req.Args) == 0 && req.For == "" {
+		sel, err := req.Here.find()
+		if err != nil {
+			return nil, err
+		}
+		if lockPath, ok := lockOf(sel); ok && !sel.System() {
+			lk, err := readLock(lockPath)
+			if err != nil {
+				return nil, err
+			}
+			if lk != nil {
+				return in.installLocked(ctx, req, sel.Source.Path, sel.Specs, lockPath, lk, platform)
+			}
+			if req.Locked {
+				return nil, fmt.Errorf("install --locked: no %s beside %s; write it with cudaenv lock and commit it", lockfile.FileName, sel.Source.Path)
+			}
+		} else if req.Locked {
+			return nil, fmt.Errorf("install --locked installs what a .cuda-version.lock lists, and the versions here come from %s; run it where a .cuda-version and its lock are", sel.Source)
+		}
+	} else if req.Locked {
+		return nil, errors.New("install --locked installs what .cuda-version.lock lists; drop the version arguments and --for")
+	}
+	specs, err := in.Specs(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	source := req.Source
 	if source == "" {

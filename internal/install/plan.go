@@ -31,6 +31,7 @@ func (t Target) selection() fetch.Selection {
 // Plan is what installing one version will fetch and how the store names it.
 type Plan struct {
 	Kind      store.Kind
+	Release   string // the release as its source names it: "12.4.1", "9.5.1"
 	Name      string // the store entry: "12.4.1", "9.5.1.17-cuda12"
 	Label     string // "CUDA 12.4.1", "cuDNN 9.5.1.17-cuda12"
 	CUDAMajor int    // cuDNN: the CUDA major of the build
@@ -44,6 +45,12 @@ type Plan struct {
 	// reselect chooses the archives for exactly these component ids, to
 	// complete an installed entry.
 	reselect func(ids []string) ([]fetch.Artifact, error)
+	// prepare, when set, readies the artifacts just before they are
+	// fetched (a plan read from a lock checks the cache and finds each
+	// file on the mirror or index).
+	prepare func(ctx context.Context, arts []fetch.Artifact) ([]fetch.Artifact, error)
+	// lockName is the lock file a plan was read from, "" for none.
+	lockName string
 }
 
 // Plan picks the release a spec means from the target's source and the
@@ -110,6 +117,7 @@ func (in *Installer) planNVIDIA(ctx context.Context, client *fetch.Client, p fet
 		url = fetch.DefaultBase
 	}
 	pl := &Plan{
+		Release:   rel,
 		Artifacts: arts,
 		Receipt:   store.Receipt{Source: "nvidia", URL: fetch.Redact(url), Platform: sel.Platform, Profile: sel.Profile, ManifestSHA256: m.SHA256},
 		reselect: func(ids []string) ([]fetch.Artifact, error) {

@@ -1,0 +1,375 @@
+package install
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/fetch/pypi"
+	"github.com/cudaenv/cudaenv/internal/lockfile"
+	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+// LockUpdated: the lock no longer matched .cuda-version, or had no files
+// for this platform, so it was written again (keeping every release that
+// still matches) before installing from it.
+type LockUpdated struct {
+	Path   string
+	Reason string
+}
+
+// NotAsLocked: an installed entry has components from other archives than
+// the lock lists; it is left as it is (Request.Force reinstalls it).
+type NotAsLocked struct {
+	Label      string
+	Lock       string
+	Components []string // sorted
+}
+
+func (LockUpdated) event() {}
+func (NotAsLocked) event() {}
+
+// installLocked installs exactly what the lock lists for the platform,
+// each file checked against the lock's sha256.
+func (in *Installer) installLocked(ctx context.Context, req Request, versionFile string, specs []version.Spec, lockPath string, lk *lockfile.Lock, platform string) ([]Result, error) {
+	name := filepath.Base(lockPath)
+	if (req.Profile != "" && req.Profile != lk.Profile) || (len(req.Components) > 0 && !slices.Equal(sortedUnique(req.Components), lk.Components)) {
+		return nil, fmt.Errorf("install: %s decides the components (%s); change them with cudaenv lock --profile or --components", lockPath, lockChoice(lk))
+	}
+	var why []string
+	if a, b := specString(specs), specString(lk.Specs()); a != b {
+		why = append(why, fmt.Sprintf("%s asks for %s, the lock has %s", versionFile, a, b))
+	}
+	if !lk.HasPlatform(platform) {
+		why = append(why, fmt.Sprintf("the lock has no files for %s", platform))
+	}
+	if len(why) > 0 {
+		reason := strings.Join(why, "; ")
+		if req.Locked {
+			return nil, fmt.Errorf("install --locked: %s is out of date: %s; run cudaenv lock and commit %s", lockPath, reason, name)
+		}
+		nl, err := in.relock(ctx, specs, lk, relockOpts{platforms: []string{platform}, defaultSource: req.Source})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := writeLock(lockPath, nl); err != nil {
+			return nil, err
+		}
+		in.event(LockUpdated{Path: lockPath, Reason: reason})
+		lk = nl
+	}
+
+	in.opts.Store.CleanStaging()
+	var results []Result
+	for _, p := range lk.Products() {
+		pl, err := in.planLocked(lk, p, platform, name)
+		if err != nil {
+			return results, err
+		}
+		res, err := in.Apply(ctx, pl, req.Force)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+func lockChoice(lk *lockfile.Lock) string {
+	if lk.Profile != "" {
+		return "profile " + lk.Profile
+	}
+	return "components " + strings.Join(lk.Components, ",")
+}
+
+// specString is specs in a fixed order, to compare selections.
+func specString(specs []version.Spec) string {
+	var s []string
+	for _, sp := range specs {
+		s = append(s, sp.String())
+	}
+	sort.Strings(s)
+	return strings.Join(s, " ")
+}
+
+// planLocked turns a locked product into a plan: the lock's files, by
+// name, size and sha256, which prepare finds on the mirror or index.
+func (in *Installer) planLocked(lk *lockfile.Lock, lp *lockfile.Product, platform, lockName string) (*Plan, error) {
+	p := fetch.CUDA
+	if lp.Tool() == version.Cudnn {
+		p = fetch.CUDNN
+	}
+	profile := lk.Profile
+	if lp.Tool() == version.Cudnn && (lk.CUDA != nil || profile != "") {
+		profile = "full"
+	}
+	var arts []fetch.Artifact
+	cudnnVer := ""
+	for _, f := range lp.Platforms[platform] {
+		a := fetch.Artifact{Component: f.Component, Version: f.Version, Platform: platform, RelativePath: f.Name, SHA256: f.SHA256, Size: f.Size}
+		if lp.Source == "pypi" {
+			a.Unpack, a.License = unpackWheel, "NVIDIA (see the wheel's license)"
+		}
+		if f.Component == "cudnn" {
+			cudnnVer = f.Version
+		}
+		arts = append(arts, a)
+	}
+	pl := &Plan{
+		Release:   lp.Release,
+		Artifacts: arts,
+		Receipt:   store.Receipt{Source: lp.Source, Platform: platform, Profile: profile},
+		lockName:  lockName,
+	}
+	switch lp.Source {
+	case "pypi":
+		idx, err := in.pypiIndex()
+		if err != nil {
+			return nil, err
+		}
+		pl.Receipt.URL = idx.URL()
+	default:
+		pl.Receipt.URL = in.client.Base
+		if pl.Receipt.URL == "" {
+			pl.Receipt.URL = fetch.DefaultBase
+		}
+	}
+	if err := pl.setName(p, lp.Release, cudnnVer, lp.CUDAMajor); err != nil {
+		return nil, err
+	}
+	pl.reselect = func(ids []string) ([]fetch.Artifact, error) {
+		var out, extra []string
+		var sel []fetch.Artifact
+		for _, id := range ids {
+			i := slices.IndexFunc(arts, func(a fetch.Artifact) bool { return a.Component == id })
+			if i < 0 {
+				extra = append(extra, id)
+				continue
+			}
+			out = append(out, id)
+			sel = append(sel, arts[i])
+		}
+		if len(extra) > 0 {
+			sort.Strings(extra)
+			return nil, fmt.Errorf("it is installed with components %s does not list (%s); cudaenv install --force replaces it with exactly what the lock lists", lockName, strings.Join(extra, ", "))
+		}
+		return sel, nil
+	}
+	pl.prepare = func(ctx context.Context, arts []fetch.Artifact) ([]fetch.Artifact, error) {
+		return in.locate(ctx, p, lp, arts)
+	}
+	return pl, nil
+}
+
+// notAsLocked lists the components an installed entry has from other
+// archives than the plan's (by sha256).
+func notAsLocked(have store.Entry, arts []fetch.Artifact) []string {
+	want := map[string]string{}
+	for _, a := range arts {
+		want[a.Component] = a.SHA256
+	}
+	var out []string
+	for _, c := range have.Receipt.Components {
+		if w, ok := want[c.ID]; ok && c.SHA256 != w {
+			out = append(out, c.ID)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// locate makes a locked plan's artifacts ready to fetch. Archives in the
+// download cache must be the locked ones: a cached file with another
+// sha256 fails the install (something changed the cache). The others are
+// found on the configured mirror or index by sha256, so a lock written
+// from NVIDIA's server installs from any mirror serving the same files,
+// and the lock never names a URL. A file the source now lists under the
+// same name with another sha256 fails before anything is downloaded;
+// every download is verified against the lock's sha256 by fetch.
+func (in *Installer) locate(ctx context.Context, p fetch.Product, lp *lockfile.Product, arts []fetch.Artifact) ([]fetch.Artifact, error) {
+	arts = slices.Clone(arts)
+	cached, err := in.checkCache(arts)
+	if err != nil {
+		return nil, err
+	}
+	var need []int
+	for i := range arts {
+		if !cached[i] {
+			need = append(need, i)
+		}
+	}
+	if len(need) == 0 || in.client.Offline {
+		// Offline: fetch names every archive the cache lacks.
+		return arts, nil
+	}
+	if lp.Source == "pypi" {
+		return arts, in.locateWheels(ctx, arts, need)
+	}
+	m, err := in.client.Manifest(ctx, p, lp.Release)
+	if err != nil {
+		return nil, err
+	}
+	bySHA := map[string]*fetch.Artifact{}
+	byName := map[string]*fetch.Artifact{}
+	for _, id := range m.ComponentIDs() {
+		for _, pe := range m.Components[id].Platforms {
+			all := []*fetch.Artifact{pe.Artifact}
+			for _, a := range pe.Variants {
+				all = append(all, a)
+			}
+			for _, a := range all {
+				if a == nil || a.URL == "" {
+					continue
+				}
+				if _, dup := bySHA[a.SHA256]; !dup {
+					bySHA[a.SHA256] = a
+				}
+				byName[id+"\x00"+path.Base(a.RelativePath)] = a
+			}
+		}
+	}
+	where := redactURL(in.client.ProductURL(p)) + "redistrib_" + lp.Release + ".json"
+	for _, i := range need {
+		a := &arts[i]
+		if m := bySHA[a.SHA256]; m != nil {
+			a.URL, a.Name, a.License, a.Variant = m.URL, m.Name, m.License, m.Variant
+			continue
+		}
+		if m := byName[a.Component+"\x00"+a.RelativePath]; m != nil {
+			return nil, &MismatchError{Component: a.Component, File: a.RelativePath, Want: a.SHA256, Got: m.SHA256, Where: "the mirror lists",
+				Hint: "the file changed since it was locked (" + where + "); use a mirror that serves the locked files, or accept the new ones with cudaenv lock --upgrade"}
+		}
+		return nil, fmt.Errorf("%s (%s): no file with the locked sha256 %s in %s; use a mirror that serves the locked files, or run cudaenv lock --upgrade", a.Component, a.RelativePath, a.SHA256, where)
+	}
+	return arts, nil
+}
+
+// locateWheels finds locked wheels on the index: by sha256, else by file
+// name (an index that gives no sha256 is fine: the lock's is checked).
+func (in *Installer) locateWheels(ctx context.Context, arts []fetch.Artifact, need []int) error {
+	idx, err := in.pypiIndex()
+	if err != nil {
+		return err
+	}
+	pages := map[string]*pypi.Page{}
+	for _, i := range need {
+		a := &arts[i]
+		wn, err := pypi.ParseWheelName(a.RelativePath)
+		if err != nil {
+			return fmt.Errorf("%s: %w", a.Component, err)
+		}
+		page := pages[wn.Project]
+		if page == nil {
+			if page, err = idx.Project(ctx, wn.Project); err != nil {
+				return fmt.Errorf("%s: %w", a.Component, err)
+			}
+			pages[wn.Project] = page
+		}
+		var byName *pypi.File
+		found := false
+		for j := range page.Files {
+			f := &page.Files[j]
+			if f.SHA256 == a.SHA256 {
+				a.URL, a.Name, found = f.URL, wn.Project, true
+				break
+			}
+			if f.Filename == a.RelativePath {
+				byName = f
+			}
+		}
+		switch {
+		case found:
+		case byName != nil && byName.SHA256 == "":
+			a.URL, a.Name = byName.URL, wn.Project
+		case byName != nil:
+			return &MismatchError{Component: a.Component, File: a.RelativePath, Want: a.SHA256, Got: byName.SHA256, Where: "the index lists",
+				Hint: "the wheel changed since it was locked (" + page.URL + "); use an index that serves the locked wheels, or accept the new ones with cudaenv lock --upgrade"}
+		default:
+			return fmt.Errorf("%s (%s): no wheel with the locked sha256 %s on %s; use an index that serves the locked wheels, or run cudaenv lock --upgrade", a.Component, a.RelativePath, a.SHA256, page.URL)
+		}
+	}
+	return nil
+}
+
+// checkCache reports which artifacts the download cache holds, verified.
+// The cache keeps archives as <cache>/archives/<sha256> (see fetch.Fetch);
+// one there with other contents fails with both hashes.
+func (in *Installer) checkCache(arts []fetch.Artifact) ([]bool, error) {
+	cached := make([]bool, len(arts))
+	if in.opts.CacheDir == "" {
+		return cached, nil
+	}
+	errs := make([]error, len(arts))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i := range arts {
+		a := &arts[i]
+		p := filepath.Join(in.opts.CacheDir, "archives", a.SHA256)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			got := "a non-file"
+			if fi.Mode().IsRegular() {
+				sum, err := hashFile(p)
+				if err != nil {
+					errs[i] = fmt.Errorf("check %s in the download cache: %w", a.Component, err)
+					return
+				}
+				got = sum
+			}
+			if got == a.SHA256 && fi.Size() == a.Size {
+				cached[i] = true
+				return
+			}
+			errs[i] = &MismatchError{Component: a.Component, File: a.RelativePath, Want: a.SHA256, Got: got, Where: "the download cache has",
+				Hint: "something changed " + p + ": run cudaenv cache prune and install again"}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first, in the lock's order
+		}
+	}
+	return cached, nil
+}
+
+func hashFile(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// redactURL masks a password in a URL for messages.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Redacted()
+}
