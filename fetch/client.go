@@ -108,6 +108,28 @@ type Progress interface {
 	Finish()
 }
 
+// PhaseProgress is what a Progress may also implement to hear more: bytes
+// that need no download (a cached archive, the part of a resumed one),
+// reported through Cached instead of Add so a rate is not inflated; and
+// the component being unpacked, so a display is never blank while the
+// downloads are done and the unpacking goes on.
+type PhaseProgress interface {
+	Cached(bytes int64)
+	Unpacking(id string)
+}
+
+// cached reports bytes that needed no download.
+func cached(p Progress, n int64) {
+	if n == 0 || p == nil {
+		return
+	}
+	if pp, ok := p.(PhaseProgress); ok {
+		pp.Cached(n)
+		return
+	}
+	p.Add(n)
+}
+
 func (c *Client) base() string {
 	b := c.Base
 	if b == "" {

@@ -184,7 +184,7 @@ func (d *dl) resumeState() error {
 		}
 		d.off = n
 		d.resumed = true
-		d.add(n)
+		cached(d.prog, n)
 	}
 	return nil
 }

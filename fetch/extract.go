@@ -85,7 +85,7 @@ func newUnpacker() *unpacker {
 // declares more is refused before anything is written.
 func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact, rank int) error {
 	if a.Unpack != nil {
-		return a.Unpack(p, m.root)
+		return a.Unpack(ctx, p, m.root)
 	}
 	f, err := os.Open(p)
 	if err != nil {

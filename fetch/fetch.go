@@ -192,6 +192,9 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 				}
 				i, p := ready.pop()
 				a := &arts[i]
+				if pp, ok := prog.(PhaseProgress); ok {
+					pp.Unpacking(a.Component)
+				}
 				if err := m.extract(ctx, u, p, a, i); err != nil {
 					if ctx.Err() == nil {
 						fail(fmt.Errorf("extract %s: %w (%s)", a.label(), localize(err, inDest), filepath.Base(a.RelativePath)))
@@ -294,9 +297,7 @@ func (o *obtainer) obtain(ctx context.Context, a *Artifact) (string, error) {
 		return "", fmt.Errorf("cache %s: %w", a.label(), localize(err, inCache))
 	}
 	if p != "" {
-		if o.prog != nil {
-			o.prog.Add(a.Size)
-		}
+		cached(o.prog, a.Size)
 		return p, nil
 	}
 	if o.c.Offline {

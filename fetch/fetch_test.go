@@ -597,7 +597,7 @@ func TestAnUnpackHookReplacesTheBuiltInExtraction(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	arts[0].Unpack = func(path, dest string) error {
+	arts[0].Unpack = func(_ context.Context, path, dest string) error {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -71,7 +72,7 @@ type Artifact struct {
 	// bring their own layout. It must write only below dest, never
 	// through a link (pypi.ExtractWheel writes through a rootfs.Tree);
 	// Fetch then checks every link in the finished tree.
-	Unpack func(path, dest string) error
+	Unpack func(ctx context.Context, path, dest string) error
 
 	problem string // why the manifest entry is unusable, found while decoding
 }

@@ -9,6 +9,7 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -241,6 +242,19 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 		}
 	}()
 	r, err := fill(stage)
+	if errors.Is(err, context.Canceled) {
+		// Interrupted: hide the half tree at once and leave deleting it
+		// (seconds for gigabytes) to the next command that settles it.
+		keep = true
+		if trash, terr := os.MkdirTemp(dir, trashPrefix+name+"-"); terr == nil {
+			if os.Rename(stage, filepath.Join(trash, "x")) != nil {
+				os.Remove(trash)
+				keep = false
+			}
+		} else {
+			keep = false
+		}
+	}
 	if err != nil {
 		return Entry{}, err
 	}

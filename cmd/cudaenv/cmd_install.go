@@ -150,7 +150,7 @@ func installCmd(e *env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(e)
 	defer stop()
 	profile := ""
 	if c.IsSet("profile") {
@@ -168,7 +168,33 @@ func installCmd(e *env, c *cli.Context) error {
 		Force:      c.Bool("force"),
 		Locked:     c.Bool("locked"),
 	})
+	if err != nil && ctx.Err() != nil {
+		return &exitError{code: 130, err: err}
+	}
 	return err
+}
+
+// interruptContext is cancelled by the first Ctrl-C (or SIGTERM): the
+// install stops within moments and leaves nothing behind. A second one
+// exits at once, as an impatient user expects; the next command cleans up.
+func interruptContext(e *env) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		first := true
+		for range sig {
+			if first {
+				first = false
+				cancel()
+				continue
+			}
+			fmt.Fprint(e.stderr, "\r\x1b[K")
+			fmt.Fprintln(e.stderr, "cudaenv: interrupted twice; stopped at once (the next cudaenv command cleans up)")
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() { signal.Stop(sig); cancel() }
 }
 
 // installReport prints what an install decides and does.
@@ -268,6 +294,8 @@ type progress struct {
 	total  int
 	bytes  int64
 	isTerm bool
+	// cachedBytes are the bytes taken out of the bar: no download needed.
+	cachedBytes int64
 }
 
 func newProgress(e *env, label string, quiet bool) *progress {
@@ -289,7 +317,6 @@ func (p *progress) Start(total int64, components int) {
 			progressbar.OptionShowBytes(true),
 			progressbar.OptionSetDescription(fmt.Sprintf("%s [0/%d]", p.label, components)),
 			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
 		)
 		return
 	}
@@ -300,6 +327,34 @@ func (p *progress) Add(n int64) {
 	if p.bar != nil {
 		p.bar.Add64(n)
 	}
+}
+
+// Cached takes bytes that need no download (cache hits, resumed parts)
+// out of the bar's total, so the rate it shows is the network's.
+func (p *progress) Cached(n int64) {
+	if p.bar == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cachedBytes += n
+	if left := p.bytes - p.cachedBytes; left > 0 {
+		p.bar.ChangeMax64(left)
+	} else {
+		p.bar.ChangeMax64(1)
+		p.bar.Set64(1)
+	}
+}
+
+// Unpacking names the component being unpacked, so the bar says what is
+// happening once the downloads are done.
+func (p *progress) Unpacking(id string) {
+	if p.bar == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.bar.Describe(fmt.Sprintf("%s [%d/%d] unpacking %s", p.label, p.done.Load(), p.total, id))
 }
 
 func (p *progress) ComponentDone(id string) {
@@ -316,10 +371,22 @@ func (p *progress) ComponentDone(id string) {
 	fmt.Fprintf(p.w, "  %s done (%d/%d)\n", id, n, p.total)
 }
 
+// Finish leaves the last frame, at 100 % and [N/N], on a finished
+// install, and a clean line on a failed or interrupted one.
 func (p *progress) Finish() {
-	if p.bar != nil {
-		p.bar.Finish()
+	if p.bar == nil {
+		return
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if int(p.done.Load()) == p.total {
+		p.bar.Describe(fmt.Sprintf("%s [%d/%d]", p.label, p.total, p.total))
+		p.bar.Finish()
+		fmt.Fprintln(p.w)
+		return
+	}
+	p.bar.Exit()
+	fmt.Fprint(p.w, "\r\x1b[K")
 }
 
 func humanBytes(n int64) string {

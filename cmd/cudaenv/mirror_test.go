@@ -71,6 +71,8 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 				f.WrongSize = true
 			case "truncate":
 				f.Truncate = n
+			case "hang":
+				f.Hang = true
 			case "zipslip":
 				f.Extra = []fetchtest.Entry{{Name: "../../evil", Raw: true, Body: "pwned\n"}}
 			case "symlink":

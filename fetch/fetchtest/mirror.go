@@ -76,8 +76,11 @@ type Fault struct {
 	// CorruptArchive cuts the archive in half and makes the manifest match
 	// the cut bytes: downloads verify, extraction fails.
 	CorruptArchive bool
-	Entries        []Entry // replace the archive's contents
-	Extra          []Entry // append to the archive's contents
+	// Hang sends half the body, then waits until the client goes away
+	// (an interrupted install, a stall timeout).
+	Hang    bool
+	Entries []Entry // replace the archive's contents
+	Extra   []Entry // append to the archive's contents
 }
 
 // Mirror is a running fake redist server.
@@ -641,6 +644,14 @@ func (m *Mirror) serveArchive(w http.ResponseWriter, r *http.Request, key string
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
+		return
+	}
+	if f.Hang {
+		w.Write(body[:len(body)/2])
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+		<-r.Context().Done()
 		return
 	}
 	if drop && f.DropAfter < int64(len(body)) {

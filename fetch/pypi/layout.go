@@ -2,6 +2,7 @@ package pypi
 
 import (
 	"archive/zip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -171,6 +172,12 @@ const maxLinkTarget = 4096
 // they did. Files are written 0755 when the zip gives them any exec bit
 // (wheels record Unix modes in the external attributes), else 0644.
 func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
+	return ExtractWheelContext(context.Background(), r, size, dest)
+}
+
+// ExtractWheelContext is ExtractWheel that stops, with ctx's error, soon
+// after ctx is done (between entries and inside a large one).
+func ExtractWheelContext(ctx context.Context, r io.ReaderAt, size int64, dest string) error {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return fmt.Errorf("open wheel: %w", err)
@@ -187,6 +194,9 @@ func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
 	written := map[string]bool{}
 	var links []string
 	for _, f := range zr.File {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		rel, err := entryPath(f.Name)
 		if errors.Is(err, errSkip) {
 			continue
@@ -205,7 +215,7 @@ func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
 			err = extractLink(t, f, rel)
 			links = append(links, rel)
 		case mode.IsRegular():
-			err = extractFile(t, f, rel)
+			err = extractFile(ctx, t, f, rel)
 		default:
 			err = fmt.Errorf("entry %q: unsupported file type %v", f.Name, mode.Type())
 		}
@@ -271,7 +281,7 @@ func devLinks(written map[string]bool) map[string]string {
 	return links
 }
 
-func extractFile(t *rootfs.Tree, f *zip.File, rel string) error {
+func extractFile(ctx context.Context, t *rootfs.Tree, f *zip.File, rel string) error {
 	root := t.Root()
 	if err := t.MkdirAll(path.Dir(rel)); err != nil {
 		return fmt.Errorf("entry %q: %w", f.Name, err)
@@ -293,7 +303,7 @@ func extractFile(t *rootfs.Tree, f *zip.File, rel string) error {
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
 	// zip checks the CRC-32 and the declared size at EOF.
-	if _, err := io.Copy(out, src); err != nil {
+	if _, err := io.Copy(out, ctxReader{ctx, src}); err != nil {
 		out.Close()
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
@@ -374,4 +384,17 @@ func removeExisting(root *os.Root, rel string) error {
 		return fmt.Errorf("%s is a symlink in the tree; refusing to replace it", rel)
 	}
 	return root.Remove(rel)
+}
+
+// ctxReader ends a copy soon after its context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

@@ -81,7 +81,7 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 		fr, err := client.Fetch(ctx, pl.Artifacts, stage)
 		if err != nil {
 			if ctx.Err() != nil {
-				return store.Receipt{}, fmt.Errorf("install %s: interrupted; nothing was installed", pl.Label)
+				return store.Receipt{}, &interrupted{pl.Label}
 			}
 			return store.Receipt{}, fmt.Errorf("install %s: %w", pl.Label, err)
 		}
@@ -142,3 +142,13 @@ func withComponents(r store.Receipt, res *fetch.Result) store.Receipt {
 	sort.Strings(r.Licenses)
 	return r
 }
+
+// interrupted is an install stopped by its context (Ctrl-C). It is a
+// context.Canceled, so the store sets the half tree aside at once instead
+// of deleting it there and then.
+type interrupted struct{ label string }
+
+func (e *interrupted) Error() string {
+	return "install " + e.label + ": interrupted; nothing was installed"
+}
+func (e *interrupted) Unwrap() error { return context.Canceled }

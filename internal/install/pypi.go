@@ -148,7 +148,7 @@ func wheelArtifacts(ws []pypi.Artifact) []fetch.Artifact {
 	return out
 }
 
-func unpackWheel(path, dest string) error {
+func unpackWheel(ctx context.Context, path, dest string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -158,5 +158,5 @@ func unpackWheel(path, dest string) error {
 	if err != nil {
 		return err
 	}
-	return pypi.ExtractWheel(f, fi.Size(), dest)
+	return pypi.ExtractWheelContext(ctx, f, fi.Size(), dest)
 }
