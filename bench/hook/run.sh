@@ -4,8 +4,10 @@
 # Measures, in one bash process with $EPOCHREALTIME, the mean cost per prompt of:
 #   bare      - a prompt with an empty PROMPT_COMMAND function (the baseline)
 #   idle      - cudaenv's hook when nothing changed (the common case)
-#   cd        - cudaenv's hook after a directory change (one start of the
-#               small cudaenv-shim binary, which answers hook-env)
+#   cd-inside - cudaenv's hook after a cd between two folders of the project
+#               (the check walks up to the project in builtins: no process)
+#   cd        - cudaenv's hook after entering or leaving the project (one
+#               start of the small cudaenv-shim binary, which answers hook-env)
 #   cd-nosh   - the same when cudaenv-shim is not installed (one start of cudaenv)
 #   direnv    - `eval "$(direnv export bash)"` in a directory without .envrc
 #               (what direnv's own hook runs at every prompt), if installed
@@ -45,10 +47,18 @@ per bare "$n" "$t0" "$t1"
 t0=$EPOCHREALTIME; for ((i=0;i<n;i++)); do __cudaenv_hook; done; t1=$EPOCHREALTIME
 per idle "$n" "$t0" "$t1"
 
+t0=$EPOCHREALTIME
+for ((i=0;i<n;i++)); do
+  if (( i % 2 )); then cd "$proj"; else cd "$proj/sub"; fi
+  __cudaenv_hook
+done
+t1=$EPOCHREALTIME
+per cd-inside "$n" "$t0" "$t1"
+
 m=$(( n / 10 ))
 t0=$EPOCHREALTIME
 for ((i=0;i<m;i++)); do
-  if (( i % 2 )); then cd "$proj"; else cd "$proj/sub"; fi
+  if (( i % 2 )); then cd "$proj"; else cd "$proj/.."; fi
   __cudaenv_hook
 done
 t1=$EPOCHREALTIME
@@ -57,7 +67,7 @@ per cd "$m" "$t0" "$t1"
 eval "$("$NOSHIM/cudaenv" init bash)"
 t0=$EPOCHREALTIME
 for ((i=0;i<m;i++)); do
-  if (( i % 2 )); then cd "$proj"; else cd "$proj/sub"; fi
+  if (( i % 2 )); then cd "$proj"; else cd "$proj/.."; fi
   __cudaenv_hook
 done
 t1=$EPOCHREALTIME
@@ -71,11 +81,11 @@ fi
 ' bash "$n" "$proj" "$work/bin-noshim" | awk '
   { ns[$1] = $2; order[++k] = $1 }
   END {
-    printf "%-8s %12s %12s %14s\n", "case", "us/prompt", "added_us", "vs_direnv"
+    printf "%-10s %12s %12s %14s\n", "case", "us/prompt", "added_us", "vs_direnv"
     for (i = 1; i <= k; i++) {
       c = order[i]
       added = (c == "bare") ? 0 : ns[c] - ns["bare"]
       ratio = ("direnv" in ns) ? sprintf("%.4f", (ns[c] - ns["bare"]) / (ns["direnv"] - ns["bare"])) : "n/a"
-      printf "%-8s %12.1f %12.1f %14s\n", c, ns[c] / 1000, added / 1000, ratio
+      printf "%-10s %12.1f %12.1f %14s\n", c, ns[c] / 1000, added / 1000, ratio
     }
   }'
