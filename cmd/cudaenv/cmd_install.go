@@ -51,7 +51,8 @@ func installCommands(e *env) []*cli.Command {
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "mirror", Usage: "base URL laid out like NVIDIA's (also CUDAENV_MIRROR)"},
 				&cli.BoolFlag{Name: "refresh", Usage: "ignore the cached index (kept for a day)"},
-				&cli.BoolFlag{Name: "offline", Usage: "use the cached index only"},
+				&cli.BoolFlag{Name: "offline", Usage: "use the cached index only (with --source pypi: cudaenv's built-in table)"},
+				&cli.StringFlag{Name: "source", Usage: "nvidia, pypi (the releases CUDAENV_PYPI_INDEX has wheels of) or auto; also CUDAENV_SOURCE"},
 			},
 			Action: func(c *cli.Context) error { return lsRemote(e, c) },
 		},
@@ -157,6 +158,8 @@ func (r *installReport) Event(ev install.Event) {
 		fmt.Fprintf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); installing from PyPI instead\n", ev.Err)
 	case install.SkippedWheel:
 		fmt.Fprintf(e.stderr, "cudaenv: skipping %s: %v\n", ev.Component, ev.Reason)
+	case install.UnlistedRelease:
+		fmt.Fprintf(e.stderr, "cudaenv: note: CUDA %s is %s\n", ev.Release, ev.Note)
 	case install.TorchTargets:
 		fmt.Fprintf(e.stderr, "%s was built with CUDA %s and cuDNN %s; installing CUDA %s and cuDNN %s\n", ev.For, ev.CUDA, ev.BundledCudnn, ev.CUDA, ev.Cudnn)
 	case install.Adding:
@@ -171,6 +174,9 @@ func (r *installReport) Event(ev install.Event) {
 			fmt.Fprintf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", ev.Label)
 		default:
 			fmt.Fprintf(e.stdout, "installed %s (%d components) in %.1fs: %s\n", ev.Label, ev.Components, ev.Elapsed.Seconds(), ev.Entry.Dir)
+			if ev.Entry.Receipt.LibrariesOnly {
+				fmt.Fprintf(e.stdout, "%s is libraries only (no nvcc): it runs prebuilt programs and wheels, and host code links against its libraries\n", ev.Label)
+			}
 			fmt.Fprintf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
 		}
 	}
@@ -181,7 +187,14 @@ func (r *installReport) Progress(label string) install.Progress {
 }
 
 func lsRemote(e *env, c *cli.Context) error {
-	in, err := e.installer(c, "", false)
+	source := c.String("source")
+	if source == "" {
+		var err error
+		if source, err = e.setting("source"); err != nil {
+			return err
+		}
+	}
+	in, err := e.installer(c, source, false)
 	if err != nil {
 		return err
 	}
@@ -202,16 +215,24 @@ func lsRemote(e *env, c *cli.Context) error {
 		}
 		prefix = v
 	}
-	releases, err := in.Releases(context.Background(), tool, prefix)
+	releases, err := in.Releases(context.Background(), tool, prefix, source)
 	if err != nil {
 		return err
+	}
+	width := 0
+	for _, r := range releases {
+		width = max(width, len(r.Release))
 	}
 	for _, r := range releases {
 		mark := " "
 		if r.Installed {
 			mark = "*"
 		}
-		fmt.Fprintf(e.stdout, "%s %s\n", mark, r.Release)
+		line := fmt.Sprintf("%s %-*s", mark, width, r.Release)
+		if r.Note != "" {
+			line += "  (" + r.Note + ")"
+		}
+		fmt.Fprintln(e.stdout, strings.TrimRight(line, " "))
 	}
 	return nil
 }

@@ -224,3 +224,22 @@ func PickVersion(versions []string, sp cudaver.Spec) (string, bool) {
 	best, ok := cudaver.Best(sp, vs)
 	return byString[best.String()], ok
 }
+
+// Siblings are the other offers that share o's runtime version (CUDA 13.0.2
+// and 13.0.3 both ship cudart 13.0.96), newest first: the index may have
+// the wheels of only some of them, which its runtime versions cannot tell.
+// With compiler set, those with a wheel known not to work are left out.
+func Siblings(offers []Offer, o Offer, compiler bool) []Offer {
+	var out []Offer
+	for i := len(offers) - 1; i >= 0; i-- {
+		s := offers[i]
+		if s.Name() == o.Name() || !s.Known || !SameVersion(s.Runtime, o.Runtime) {
+			continue
+		}
+		if _, bad := s.Release.BrokenWheel(); bad && compiler {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -60,7 +60,7 @@ func (in *Installer) Plan(ctx context.Context, sp version.Spec, t Target) (*Plan
 		probe.Retries, probe.RetryDelay = 1, 200*time.Millisecond
 		pl, err := in.planNVIDIA(ctx, &probe, p, sp, t)
 		if err != nil && unreachable(err) && !in.client.Offline {
-			in.event(FallbackToPyPI{Err: err})
+			in.fallBack(err)
 			return in.planPyPI(ctx, p, sp, t)
 		}
 		return pl, err
@@ -70,6 +70,15 @@ func (in *Installer) Plan(ctx context.Context, sp version.Spec, t Target) (*Plan
 		err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
 	}
 	return pl, err
+}
+
+// fallBack reports, once per Installer, that NVIDIA's server could not be
+// reached and PyPI is used instead.
+func (in *Installer) fallBack(err error) {
+	if !in.fellBack {
+		in.fellBack = true
+		in.event(FallbackToPyPI{Err: err})
+	}
 }
 
 // planNVIDIA resolves the spec against NVIDIA's release index (or a
