@@ -27,10 +27,27 @@ func checkToolkit(in Inputs) Check {
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s is selected%s but not installed", tk.Version, where)
 		c.Hint = "cudaenv install " + tk.Version
+	case in.librariesOnly():
+		// A kind of install, not a fault: say what it is good for.
+		c.Status = OK
+		from := ""
+		if tk.From != "" {
+			from = " (" + tk.From + ")"
+		}
+		c.Message = fmt.Sprintf("CUDA %s at %s is libraries only%s: it runs prebuilt programs and wheels (PyTorch, CuPy) and host code links against its libraries; it has no nvcc to compile CUDA code", tk.Version, tk.Dir, from)
+		c.Hint = "to compile CUDA code, select a toolkit with nvcc (from PyPI: cudaenv install 13 --source pypi --profile minimal)"
 	case len(tk.Facts.Missing) > 0:
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s at %s is incomplete: %s missing", tk.Version, tk.Dir, strings.Join(tk.Facts.Missing, ", "))
 		c.Hint = "reinstall it: cudaenv install " + tk.Version
+	case len(tk.Facts.LinkMissing) > 0:
+		c.Status = Fail
+		c.Message = fmt.Sprintf("CUDA %s at %s compiles but cannot link programs: %s missing (nvcc x.cu -o x and CMake's compiler check fail)", tk.Version, tk.Dir, strings.Join(tk.Facts.LinkMissing, ", "))
+		c.Hint = "reinstall it: cudaenv install " + tk.Version + " --force"
+		if tk.From == "pypi" {
+			mm := majorMinor(tk.Version)
+			c.Hint = fmt.Sprintf("its wheels lack these files; install a release whose wheels have them: cudaenv uninstall %s && cudaenv install %s --source pypi", tk.Version, mm)
+		}
 	case tk.Facts.Version != "" && compat.CompareVersions(majorMinor(tk.Facts.Version), majorMinor(tk.Version)) != 0:
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s is selected%s but %s holds CUDA %s (from %s)", tk.Version, where, tk.Dir, tk.Facts.Version, tk.Facts.VersionSource)
@@ -275,6 +292,9 @@ func checkHostCompiler(in Inputs) Check {
 	case cuda == "" || !in.Toolkit.Installed && facts.Dir == "":
 		c.Status, c.Message = Skip, "no toolkit to ask which host compilers it accepts"
 		return c
+	case in.librariesOnly():
+		c.Status, c.Message = Skip, fmt.Sprintf("CUDA %s is libraries only: no nvcc to limit the host compiler", cuda)
+		return c
 	case !facts.HasHostLimits:
 		c.Status = Skip
 		if facts.HostConfig == "" {
@@ -396,7 +416,8 @@ func checkPath(in Inputs) Check {
 	}
 	var problems []problem
 
-	// nvcc on PATH.
+	// nvcc on PATH: a libraries-only toolkit has none, so any nvcc is the
+	// user's own.
 	firstOwn := -1
 	for i, p := range in.NVCCOnPath {
 		if contains(own, filepath.Dir(p)) {
@@ -405,6 +426,7 @@ func checkPath(in Inputs) Check {
 		}
 	}
 	switch {
+	case in.librariesOnly():
 	case len(in.NVCCOnPath) == 0:
 		problems = append(problems, problem{Warn, "no nvcc on PATH",
 			fmt.Sprintf("put %s on PATH (is cudaenv's shell hook active?)", own[0])})
@@ -465,7 +487,14 @@ func checkPath(in Inputs) Check {
 
 	if len(problems) == 0 {
 		c.Status = OK
-		c.Message = fmt.Sprintf("nvcc is CUDA %s's (%s); nothing on PATH or LD_LIBRARY_PATH shadows it", tk.Version, in.NVCCOnPath[0])
+		switch {
+		case !in.librariesOnly():
+			c.Message = fmt.Sprintf("nvcc is CUDA %s's (%s); nothing on PATH or LD_LIBRARY_PATH shadows it", tk.Version, in.NVCCOnPath[0])
+		case len(in.NVCCOnPath) > 0:
+			c.Message = fmt.Sprintf("CUDA %s is libraries only; nvcc on PATH is %s; nothing on LD_LIBRARY_PATH shadows its libraries", tk.Version, in.NVCCOnPath[0])
+		default:
+			c.Message = fmt.Sprintf("CUDA %s is libraries only; nothing on LD_LIBRARY_PATH shadows its libraries", tk.Version)
+		}
 		return c
 	}
 	var msgs, hints []string
@@ -481,6 +510,57 @@ func checkPath(in Inputs) Check {
 	c.Message = strings.Join(msgs, "; ")
 	c.Hint = strings.Join(hints, "; ")
 	return c
+}
+
+// cmakeFloor is the oldest CMake whose FindCUDAToolkit works with a CUDA
+// major: CUDA 13 moved CCCL to include/cccl and dropped pieces older
+// versions look for, and find_package(CUDAToolkit) fails before 3.27.
+var cmakeFloor = map[int]string{13: "3.27"}
+
+func checkCMake(in Inputs) Check {
+	c := Check{ID: IDCMake}
+	cuda := in.cudaVersion()
+	switch {
+	case cuda == "":
+		c.Status, c.Message = Skip, "no toolkit selected to compare CMake with"
+		return c
+	case in.CMake.Path == "":
+		c.Status, c.Message = Skip, "no cmake on PATH"
+		return c
+	case in.CMake.Version == "":
+		c.Status, c.Message = Skip, fmt.Sprintf("%s did not say its version", in.CMake.Path)
+		return c
+	}
+	major := compat.Major(cuda)
+	floor := ""
+	for m, f := range cmakeFloor {
+		if major >= m && (floor == "" || compat.CompareVersions(f, floor) > 0) {
+			floor = f
+		}
+	}
+	if floor != "" && compat.CompareVersions(in.CMake.Version, floor) < 0 {
+		c.Status = Warn
+		c.Message = fmt.Sprintf("cmake %s (%s) is too old for CUDA %s: find_package(CUDAToolkit) and CUDA projects need CMake %s or newer", in.CMake.Version, in.CMake.Path, cuda, floor)
+		c.Hint = fmt.Sprintf("take a newer CMake, e.g. from PyPI: python3 -m pip install 'cmake>=%s'", floor)
+		return c
+	}
+	c.Status = OK
+	c.Message = fmt.Sprintf("cmake %s (%s) handles CUDA %s", in.CMake.Version, in.CMake.Path, cuda)
+	return c
+}
+
+// ParseCMakeVersion reads "cmake version 3.25.1" (first line of cmake
+// --version) into "3.25.1"; "" when it is not there.
+func ParseCMakeVersion(out []byte) string {
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "cmake version "); ok {
+			v = strings.Fields(v + " ")[0]
+			// 3.31.0-rc1, 4.0.0-g1234: the numeric part is what compares.
+			v, _, _ = strings.Cut(v, "-")
+			return v
+		}
+	}
+	return ""
 }
 
 func checkTorch(in Inputs) Check {
