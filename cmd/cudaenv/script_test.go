@@ -137,9 +137,10 @@ func cmdFakeCUDA(ts *testscript.TestScript, neg bool, args []string) {
 		"include/cuda_runtime.h":      "// fake\n",
 		"nvvm/bin/cicc":               "#!/bin/sh\n",
 		"include/crt/host_config.h":   "#if __GNUC__ > 13\n#error -- unsupported GNU version! gcc versions later than 13 are not supported!\n#endif\n",
-		"bin/crt/link.stub":           "// fake\n",
-		"bin/crt/prelink.stub":        "// fake\n",
-		"lib64/libcudart_static.a":    "!<arch>\n",
+		// Empty: what nvcc links with, there for doctor, adding no size.
+		"bin/crt/link.stub":        "",
+		"bin/crt/prelink.stub":     "",
+		"lib64/libcudart_static.a": "",
 	}
 	if installed {
 		r, _ := json.Marshal(map[string]any{"kind": "cuda", "version": ver, "source": "test", "installed": "2026-01-02T03:04:05Z"})
