@@ -512,10 +512,43 @@ func checkPath(in Inputs) Check {
 	return c
 }
 
-// cmakeFloor is the oldest CMake whose FindCUDAToolkit works with a CUDA
-// major: CUDA 13 moved CCCL to include/cccl and dropped pieces older
-// versions look for, and find_package(CUDAToolkit) fails before 3.27.
-var cmakeFloor = map[int]string{13: "3.27"}
+// cmakeFixed says, per CUDA major, from which CMake on FindCUDAToolkit
+// works with it. CUDA 13 moved CCCL's headers (thrust, cub, cuda/std) to
+// include/cccl; CMake adds that folder to CUDAToolkit_INCLUDE_DIRS, and so
+// to C++ sources linking CUDA::cudart, from 3.31.9 and 4.0.3 on (kokkos
+// PR 9437; measured with CUDA 13 from PyPI: 3.25.1, 3.27.9, 3.31.6 and
+// 4.0.2 fail, 3.31.10, 4.0.3 and 4.1.0 build).
+var cmakeFixed = map[int]struct {
+	series map[string]string // major.minor series → first good release in it
+	from   string            // every release from here on is good
+}{
+	13: {series: map[string]string{"3.31": "3.31.9", "4.0": "4.0.3"}, from: "4.1"},
+}
+
+// cmakeHandles reports whether a CMake version handles a CUDA major, and
+// the version to ask for when it does not.
+func cmakeHandles(cmake string, cudaMajor int) (ok bool, want string) {
+	var fix struct {
+		series map[string]string
+		from   string
+	}
+	found := false
+	for m, f := range cmakeFixed {
+		if cudaMajor >= m {
+			fix, found = f, true
+		}
+	}
+	if !found {
+		return true, ""
+	}
+	if compat.CompareVersions(cmake, fix.from) >= 0 {
+		return true, ""
+	}
+	if first, ok := fix.series[majorMinor(cmake)]; ok && compat.CompareVersions(cmake, first) >= 0 {
+		return true, ""
+	}
+	return false, fix.series["4.0"]
+}
 
 func checkCMake(in Inputs) Check {
 	c := Check{ID: IDCMake}
@@ -531,17 +564,11 @@ func checkCMake(in Inputs) Check {
 		c.Status, c.Message = Skip, fmt.Sprintf("%s did not say its version", in.CMake.Path)
 		return c
 	}
-	major := compat.Major(cuda)
-	floor := ""
-	for m, f := range cmakeFloor {
-		if major >= m && (floor == "" || compat.CompareVersions(f, floor) > 0) {
-			floor = f
-		}
-	}
-	if floor != "" && compat.CompareVersions(in.CMake.Version, floor) < 0 {
+	if ok, want := cmakeHandles(in.CMake.Version, compat.Major(cuda)); !ok {
 		c.Status = Warn
-		c.Message = fmt.Sprintf("cmake %s (%s) is too old for CUDA %s: find_package(CUDAToolkit) and CUDA projects need CMake %s or newer", in.CMake.Version, in.CMake.Path, cuda, floor)
-		c.Hint = fmt.Sprintf("take a newer CMake, e.g. from PyPI: python3 -m pip install 'cmake>=%s'", floor)
+		c.Message = fmt.Sprintf("cmake %s (%s) is too old for CUDA %s: its find_package(CUDAToolkit) does not know CUDA %d's include/cccl, so C++ sources using CCCL (thrust, cub, cuda/std) through CUDA::cudart do not compile; CMake %s or newer does",
+			in.CMake.Version, in.CMake.Path, cuda, compat.Major(cuda), want)
+		c.Hint = fmt.Sprintf("take a newer CMake, e.g. from PyPI: python3 -m pip install 'cmake>=%s'", want)
 		return c
 	}
 	c.Status = OK

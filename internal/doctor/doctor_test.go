@@ -45,7 +45,7 @@ func healthy() Inputs {
 		NVCCOnPath:    []string{"/home/u/.cudaenv/shims/nvcc"},
 		CudnnOnLDPath: []string{"/home/u/.cudaenv/cudnn/9.5.1-cuda12/lib"},
 		OwnBinDirs:    []string{tkDir + "/bin", "/home/u/.cudaenv/shims"},
-		CMake:         struct{ Path, Version string }{"/usr/bin/cmake", "3.31.6"},
+		CMake:         struct{ Path, Version string }{"/usr/bin/cmake", "4.1.0"},
 	}
 }
 
