@@ -26,7 +26,7 @@ func installCommands(e *env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "install",
-			Usage:     "download and install CUDA toolkits and cuDNN from NVIDIA's redistributables",
+			Usage:     "download and install CUDA toolkits and cuDNN from NVIDIA's redistributables or its wheels on PyPI",
 			ArgsUsage: "[VERSION] [cudnn@VERSION]   (none: what this directory selects)",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "profile", Value: "default", Usage: "minimal (nvcc, cudart, cccl: compile and run), default (the toolkit without drivers, GUI profilers and docs) or full"},
