@@ -1,27 +1,37 @@
 #!/usr/bin/env bash
-# e2e-pypi.sh: install CUDA 13.0 from NVIDIA's wheels on a real Python index,
-# activate it, and compile a .cu file to an object with its nvcc and this
-# machine's host compiler. No GPU is needed.
+# e2e-pypi.sh: what a user who reaches only a PyPI index does, against the
+# real index, with the toolkit selected only through cudaenv (cudaenv exec;
+# no hand-set CUDA variables):
 #
-# Not part of the default test suite: it downloads ~100 MB from the index
-# (PyPI, or the mirror named by CUDAENV_PYPI_INDEX). It works in a throwaway
-# store and cache, so it never touches the user's installs.
+#   1. install the newest CUDA 13 (minimal profile) from PyPI; nvcc compiles
+#      AND links a vector-add program;
+#   2. a CMake project (project(demo LANGUAGES CXX CUDA),
+#      find_package(CUDAToolkit), an executable linking CUDA::cudart, with a
+#      C++ source that includes a CCCL header) configures and builds with a
+#      CMake from PyPI (in a venv: Debian's 3.25 is too old for CUDA 13);
+#   3. install --for torch==2.5.1 --source pypi installs CUDA 12.4
+#      libraries (libraries only) and cuDNN 9.1.0.70, the build PyTorch pins;
+#   4. a host program compiles and links against that CUDA 12's cuBLAS.
+#
+# No GPU is needed: the programs are built and run; without a GPU they
+# print the driver error and exit 2, which counts as a pass. On a machine
+# with a GPU and a new enough driver they compute and exit 0.
+#
+# Not part of the test suite: it downloads about 1.2 GB from the index
+# (PyPI, or the mirror named by CUDAENV_PYPI_INDEX) and cmake from PyPI
+# into a venv. It works in a throwaway store and cache, so it never touches
+# the user's installs, and prints the time of each step at the end.
 #
 #   scripts/e2e-pypi.sh                 # builds ./cmd/cudaenv with go
 #   CUDAENV=/path/to/cudaenv scripts/e2e-pypi.sh
 #   CUDAENV_PYPI_INDEX=https://mirror.example/pypi/simple/ scripts/e2e-pypi.sh
+#   SKIP_TORCH=1 scripts/e2e-pypi.sh    # steps 1 and 2 only (~130 MB)
 #   KEEP=1 scripts/e2e-pypi.sh          # keep the work folder for a look
 #
-# Needs: bash, a C++ host compiler nvcc accepts (g++ on Linux), and go when
-# CUDAENV is not given. Exit status 0 means the object was built.
-#
-# The library half of this check, without the CLI, is
-#   CUDAENV_E2E_PYPI=1 go test -run E2E -v ./fetch/pypi/
-# and, with the wheels already downloaded (pip download ... -d DIR),
-#   CUDAENV_PYPI_WHEELS=DIR go test -run RealCUDA13 -v ./fetch/pypi/
+# Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
+# or ninja, and go when CUDAENV is not given.
 set -euo pipefail
 
-version=${CUDA_VERSION:-13.0}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudaenv-e2e-pypi.XXXXXX")
 if [[ -z "${KEEP:-}" ]]; then
@@ -33,53 +43,181 @@ fi
 export CUDAENV_ROOT="$work/root"
 export CUDAENV_CONFIG_DIR="$work/config"
 export CUDAENV_CACHE_DIR="$work/cache"
-# Only PyPI: NVIDIA's server is not needed (and may be unreachable).
+# Only PyPI: NVIDIA's server is not needed, and must not be asked.
 export CUDAENV_SOURCE=pypi
+export CUDAENV_MIRROR=http://127.0.0.1:9
+unset CUDA_HOME CUDA_PATH CUDACXX CUDNN_PATH CUDAENV_VERSION
 
 cudaenv=${CUDAENV:-}
 if [[ -z "$cudaenv" ]]; then
-	cudaenv="$work/cudaenv"
+	cudaenv="$work/bin/cudaenv"
 	(cd "$repo" && go build -o "$cudaenv" ./cmd/cudaenv)
 fi
+# cudaenv exec runs commands found on PATH, cudaenv doctor included.
+export PATH="$(dirname "$cudaenv"):$PATH"
 
-step() { printf '\n== %s\n' "$*"; }
-
-step "install CUDA $version (minimal) from ${CUDAENV_PYPI_INDEX:-https://pypi.org/simple/}"
-start=$(date +%s)
-"$cudaenv" install "$version" --source pypi --profile minimal
-echo "installed in $(($(date +%s) - start)) s"
-
-step "activate"
-eval "$("$cudaenv" env "$version" --shell bash)"
-echo "CUDA_HOME=${CUDA_HOME:-<unset>}"
-command -v nvcc
-
-step "nvcc --version"
-banner=$(nvcc --version)
-echo "$banner"
-grep -q "release ${version%%.*}\." <<<"$banner" || {
-	echo "nvcc is not CUDA $version" >&2
+times=()
+step() { printf '\n== %s\n' "$*"; step_name=$*; step_start=$(date +%s.%N); }
+done_step() { times+=("$(awk -v s="$step_start" -v e="$(date +%s.%N)" -v n="$step_name" 'BEGIN { printf "%6.1f s  %s", e - s, n }')"); }
+die() {
+	echo "e2e-pypi: $*" >&2
 	exit 1
 }
 
-step "compile a kernel to an object"
-cat >"$work/saxpy.cu" <<'EOF'
-#include <cuda_runtime.h>
-#include <cuda/std/cstdint>
-
-__global__ void saxpy(int n, float a, const float *x, float *y) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
+# ran PROGRAM OUT EXIT: a built program either did its work (exit 0) or,
+# with no usable GPU, said why in one clean line (exit 2).
+ran() {
+	local name=$1 out=$2 code=$3
+	echo "$out"
+	case $code in
+	0) grep -q "^$name: ok\|^$name: cuBLAS" <<<"$out" || die "$name exited 0 without saying ok" ;;
+	2) grep -qE "^$name: .*(driver|device|initialized|CUDA)" <<<"$out" || die "$name failed without naming the driver error" ;;
+	*) die "$name exited $code" ;;
+	esac
 }
 
-int launch(cuda::std::int32_t n, float a, const float *x, float *y) {
-  saxpy<<<(n + 255) / 256, 256>>>(n, a, x, y);
-  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+step "list the CUDA releases on ${CUDAENV_PYPI_INDEX:-https://pypi.org/simple/}"
+cudaenv ls-remote cuda 13
+done_step
+
+step "install the newest CUDA 13, minimal profile"
+cudaenv install 13 --profile minimal
+cuda13=$(cudaenv exec 13 -- sh -c 'basename "$CUDA_HOME"')
+echo "CUDA 13 is $cuda13"
+done_step
+
+cat >"$work/vadd.cu" <<'EOF'
+#include <cstdio>
+#include <vector>
+#include <cuda_runtime.h>
+
+__global__ void vadd(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+static int fail(const char *what, cudaError_t e) {
+  std::fprintf(stderr, "vadd: %s: %s (%s)\n", what, cudaGetErrorString(e), cudaGetErrorName(e));
+  return 2;
+}
+
+int main() {
+  const int n = 1 << 20;
+  std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n);
+  float *da, *db, *dc;
+  cudaError_t e;
+  if ((e = cudaMalloc(&da, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e);
+  if ((e = cudaMalloc(&db, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e);
+  if ((e = cudaMalloc(&dc, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e);
+  cudaMemcpy(da, a.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(db, b.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  vadd<<<(n + 255) / 256, 256>>>(da, db, dc, n);
+  if ((e = cudaGetLastError()) != cudaSuccess) return fail("launch", e);
+  if ((e = cudaMemcpy(c.data(), dc, n * sizeof(float), cudaMemcpyDeviceToHost)) != cudaSuccess) return fail("cudaMemcpy", e);
+  for (int i = 0; i < n; i++)
+    if (c[i] != 3.0f) { std::fprintf(stderr, "vadd: wrong sum c[%d] = %f\n", i, c[i]); return 1; }
+  std::printf("vadd: ok (%d elements)\n", n);
+  return 0;
 }
 EOF
-nvcc -c "$work/saxpy.cu" -o "$work/saxpy.o"
-size=$(wc -c <"$work/saxpy.o" | tr -d ' ')
-echo "saxpy.o: $size bytes"
-[[ "$size" -gt 0 ]]
 
-step "ok: CUDA $version from PyPI compiles"
+step "(1) nvcc compiles and links vector-add with CUDA $cuda13"
+cudaenv exec 13 -- nvcc --version | tail -2
+(cd "$work" && cudaenv exec 13 -- nvcc vadd.cu -o vadd)
+[[ -x "$work/vadd" ]] || die "nvcc built no program"
+set +e
+out=$(cudaenv exec 13 -- "$work/vadd" 2>&1)
+code=$?
+set -e
+ran vadd "$out" "$code"
+done_step
+
+step "CMake from PyPI into a venv"
+python3 -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check 'cmake>=4.0.3'
+cmake=$work/venv/bin/cmake
+"$cmake" --version | head -1
+done_step
+
+step "(2) a CMake project configures and builds with CUDA $cuda13"
+mkdir -p "$work/demo"
+cp "$work/vadd.cu" "$work/demo/main.cu"
+cat >"$work/demo/host.cpp" <<'EOF'
+// C++ (not CUDA) code using the toolkit: the runtime and a CCCL header,
+// which CUDA 13 keeps in include/cccl.
+#include <cuda_runtime.h>
+#include <cuda/std/version>
+int runtime_version() { int v = 0; cudaRuntimeGetVersion(&v); return v; }
+EOF
+cat >"$work/demo/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.27)
+project(demo LANGUAGES CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+add_executable(demo main.cu host.cpp)
+target_link_libraries(demo PRIVATE CUDA::cudart)
+EOF
+cudaenv exec 13 -- "$cmake" -S "$work/demo" -B "$work/demo/build"
+cudaenv exec 13 -- "$cmake" --build "$work/demo/build"
+set +e
+out=$(cudaenv exec 13 -- "$work/demo/build/demo" 2>&1)
+code=$?
+set -e
+ran vadd "$out" "$code"
+done_step
+
+step "doctor with CUDA $cuda13 (cmake from the venv first on PATH, then the system's)"
+# The venv goes in front of the PATH cudaenv exec made (hence sh -c).
+(cd "$work" && cudaenv exec 13 -- sh -c 'PATH="$0:$PATH" exec cudaenv doctor' "$work/venv/bin") | grep -E '^(ok|warn|FAIL|skip) +(toolkit|cmake|path)' || true
+if command -v cmake >/dev/null; then
+	(cd "$work" && cudaenv exec 13 -- cudaenv doctor) | grep -A1 -E '^(ok|warn|FAIL|skip) +cmake' || true
+fi
+
+if [[ -n "${SKIP_TORCH:-}" ]]; then
+	echo "SKIP_TORCH set: skipping the CUDA 12 libraries and cuDNN"
+else
+	step "(3) install --for torch==2.5.1 --source pypi: CUDA 12.4 libraries and cuDNN 9.1.0.70"
+	# The headers host code needs come with the libraries: crt/ (in the
+	# nvcc wheel, which for CUDA 12 has no nvcc) and CCCL's nv/target.
+	cudaenv install --for torch==2.5.1 --source pypi --components cuda_cudart,cuda_nvcc,cuda_cccl,libcublas
+	[[ -d "$CUDAENV_ROOT/cudnn/9.1.0.70-cuda12" ]] || die "cuDNN 9.1.0.70 (cuda12) is not installed"
+	grep -q '"libraries_only": true' "$CUDAENV_ROOT"/cuda/12.4.*/receipt.json || die "CUDA 12.4 is not recorded as libraries only"
+	cudaenv list
+	[[ -z "$(cudaenv exec 12.4 -- printenv CUDACXX || true)" ]] || die "a libraries-only CUDA sets CUDACXX"
+	done_step
+
+	step "(4) a host program compiles and links against CUDA 12.4's cuBLAS"
+	cat >"$work/blas.cpp" <<'EOF'
+#include <cstdio>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+int main() {
+  int rt = 0;
+  cudaRuntimeGetVersion(&rt);
+  cublasHandle_t h;
+  cublasStatus_t s = cublasCreate(&h);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "blas: cublasCreate: %s (%s); CUDA runtime %d\n", cublasGetStatusString(s), cublasGetStatusName(s), rt);
+    return 2;
+  }
+  int v = 0;
+  cublasGetVersion(h, &v);
+  std::printf("blas: cuBLAS %d on CUDA runtime %d\n", v, rt);
+  cublasDestroy(h);
+  return 0;
+}
+EOF
+	(cd "$work" && cudaenv exec 12.4 cudnn@9.1 -- sh -c 'g++ blas.cpp -o blas -I"$CUDA_HOME/include" -L"$CUDA_HOME/lib" -lcublas -lcudart')
+	set +e
+	out=$(cudaenv exec 12.4 cudnn@9.1 -- "$work/blas" 2>&1)
+	code=$?
+	set -e
+	ran blas "$out" "$code"
+	(cd "$work" && cudaenv exec 12.4 -- cudaenv doctor) | grep -A1 -E '^(ok|warn|FAIL|skip) +(toolkit|path)' || true
+	done_step
+fi
+
+printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake)' "$cuda13"
+[[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
+printf '\ntimes:\n'
+printf '%s\n' "${times[@]}"

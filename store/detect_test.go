@@ -1,12 +1,15 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cudaenv/cudaenv/internal/version"
 )
 
 // writeTree lays out files under dir; paths under bin/ are executable.
@@ -27,8 +30,20 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// Linking a tree reads its version from files; its bin/nvcc, which could
-// be anything, runs only when no file says.
+// testTable is a component table with the real builds of a few releases.
+func testTable(component, build string) []string {
+	return map[string][]string{
+		"cuda_cudart 12.4.127": {"12.4.1"},
+		"cuda_nvcc 12.4.131":   {"12.4.1"},
+		"cuda_cudart 13.0.48":  {"13.0.0"},
+		"cuda_nvcc 13.0.48":    {"13.0.0"},
+		"cuda_nvcc 13.0.88":    {"13.0.1", "13.0.2", "13.0.3"},
+	}[component+" "+build]
+}
+
+// Linking a tree reads its release from files; its bin/nvcc, which could
+// be anything, runs only when no file names a release or build. A build is
+// never taken for the release: it maps through the table.
 func TestLinkReadsTheVersionFromFilesWithoutRunningNvcc(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("uses a shell script as nvcc")
@@ -40,17 +55,18 @@ func TestLinkReadsTheVersionFromFilesWithoutRunningNvcc(t *testing.T) {
 	}{
 		{"version.json is read", map[string]string{"version.json": `{"cuda":{"version":"12.4.1"}}`}, "12.4.1"},
 		{"version.txt is read", map[string]string{"version.txt": "CUDA Version 11.0.228\n"}, "11.0.228"},
-		{"cuda.h gives the release and libcudart the patch level", map[string]string{
+		{"libcudart's build names the release through the table", map[string]string{
 			"include/cuda.h":             "/* CUDA */\n#define CUDA_VERSION 12040\n",
 			"lib/libcudart.so.12.4.127":  "",
 			"lib/libcudart.so.12":        "",
 			"lib/libcudart.so.11.8.89":   "",
 			"lib64/libcudart_static.a":   "",
 			"include/cuda_runtime_api.h": "#define CUDART_VERSION 12040\n",
-		}, "12.4.127"},
-		{"cuda.h where conda keeps it, without a libcudart", map[string]string{
-			"targets/x86_64-linux/include/cuda.h": "#define CUDA_VERSION 12060\n",
-		}, "12.6.0"},
+		}, "12.4.1"},
+		{"a conda tree's libcudart under targets", map[string]string{
+			"targets/x86_64-linux/include/cuda.h":           "#define CUDA_VERSION 13000\n",
+			"targets/x86_64-linux/lib/libcudart.so.13.0.48": "",
+		}, "13.0.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -58,7 +74,7 @@ func TestLinkReadsTheVersionFromFilesWithoutRunningNvcc(t *testing.T) {
 			ran := filepath.Join(t.TempDir(), "nvcc-ran")
 			tt.files["bin/nvcc"] = "#!/bin/sh\ntouch '" + ran + "'\necho 'Cuda compilation tools, release 9.9, V9.9.9'\n"
 			writeTree(t, dir, tt.files)
-			e, err := newStore(t).Link(dir, 0)
+			e, err := newStore(t).LinkWith(dir, LinkOptions{Releases: testTable})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,6 +85,63 @@ func TestLinkReadsTheVersionFromFilesWithoutRunningNvcc(t *testing.T) {
 				t.Error("link ran the tree's bin/nvcc")
 			}
 		})
+	}
+}
+
+// A pip environment's tree (nvidia/cu13: include/cuda.h, lib/libcudart.so.13,
+// bin/nvcc) names only nvcc's build: 13.0.48 is CUDA 13.0.0, never 13.0.48,
+// which would sort above 13.0.0 and take over every 13.0 pin.
+func TestLinkOfAPipTreeNamesTheReleaseOfNvccsBuild(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses a shell script as nvcc")
+	}
+	pip := func(build string) string {
+		dir := filepath.Join(t.TempDir(), "site-packages", "nvidia", "cu13")
+		writeTree(t, dir, map[string]string{
+			"include/cuda.h":      "#define CUDA_VERSION 13000\n",
+			"lib/libcudart.so.13": "",
+			"bin/nvcc":            "#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V" + build + "'\n",
+		})
+		return dir
+	}
+	tests := []struct{ build, want string }{
+		{"13.0.48", "13.0.0"},
+		{"13.0.88", "13.0.3"}, // shipped by 13.0.1 to 13.0.3: the newest, whose driver minimum is the safe one
+	}
+	for _, tt := range tests {
+		e, err := newStore(t).LinkWith(pip(tt.build), LinkOptions{Releases: testTable})
+		if err != nil || e.Name != tt.want {
+			t.Errorf("nvcc %s: linked as %q, %v; want %s", tt.build, e.Name, err, tt.want)
+		}
+	}
+
+	// A build the table does not know is refused, with the way to name it.
+	dir := pip("13.5.37")
+	_, err := newStore(t).LinkWith(dir, LinkOptions{Releases: testTable})
+	var ue *UnnamedError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "it holds CUDA 13.5 build 13.5.37 (bin/nvcc --version), which cudaenv's table does not name a release for; say which 13.5 release it is, e.g. cudaenv link "+dir+" --as 13.5.0") {
+		t.Fatalf("err = %v", err)
+	}
+	if list, _ := newStore(t).List(CUDA); len(list) != 0 {
+		t.Fatalf("listed %+v", list)
+	}
+
+	// --as names it.
+	s := newStore(t)
+	e, err := s.LinkWith(dir, LinkOptions{As: version.MustParse("13.5.0"), Releases: testTable})
+	if err != nil || e.Name != "13.5.0" || e.Path != dir {
+		t.Fatalf("--as: %+v, %v", e, err)
+	}
+}
+
+// A tree whose only clue is include/cuda.h (major.minor) is refused, not
+// guessed to be the .0 release.
+func TestLinkRefusesATreeThatGivesOnlyItsMajorMinor(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "with space", "env")
+	writeTree(t, dir, map[string]string{"targets/x86_64-linux/include/cuda.h": "#define CUDA_VERSION 12060\n"})
+	_, err := newStore(t).LinkWith(dir, LinkOptions{Releases: testTable})
+	if err == nil || !strings.Contains(err.Error(), "it holds CUDA 12.6 (include/cuda.h); say which 12.6 release it is, e.g. cudaenv link '"+dir+"' --as 12.6.0") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v", err)
 	}
 }
 
@@ -96,8 +169,8 @@ func TestLinkOfAHangingNvccReturnsWithinTheTimeout(t *testing.T) {
 	dir = filepath.Join(t.TempDir(), "tree")
 	writeTree(t, dir, map[string]string{"bin/nvcc": "#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\nsleep 20 &\n"})
 	start = time.Now()
-	e, err := newStore(t).Link(dir, 0)
-	if took := time.Since(start); took > 5*time.Second || err != nil || e.Name != "12.4.131" {
+	e, err := newStore(t).LinkWith(dir, LinkOptions{Releases: testTable})
+	if took := time.Since(start); took > 5*time.Second || err != nil || e.Name != "12.4.1" {
 		t.Errorf("link took %s: %+v, %v", took, e, err)
 	}
 }

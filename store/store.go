@@ -51,8 +51,13 @@ type Receipt struct {
 	Profile        string      `json:"profile,omitempty"`
 	ManifestSHA256 string      `json:"manifest_sha256,omitempty"`
 	Components     []Component `json:"components,omitempty"`
-	Licenses       []string    `json:"licenses,omitempty"`
-	Installed      time.Time   `json:"installed"`
+	// LibrariesOnly: a CUDA entry without nvcc (CUDA 11 and 12 from PyPI,
+	// --components without cuda_nvcc): good for running prebuilt programs
+	// and wheels, and for host code against its libraries, not for
+	// compiling CUDA code.
+	LibrariesOnly bool      `json:"libraries_only,omitempty"`
+	Licenses      []string  `json:"licenses,omitempty"`
+	Installed     time.Time `json:"installed"`
 }
 
 // Component is one installed archive.

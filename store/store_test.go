@@ -94,13 +94,13 @@ func TestLinkAdoptsAndRemoveNeverTouchesTheTarget(t *testing.T) {
 func TestDetectReadsEveryVersionSource(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "version.txt"), []byte("CUDA Version 10.2.89\n"), 0o644)
-	if v, err := DetectCUDA(dir); err != nil || v.String() != "10.2.89" {
+	if v, err := DetectCUDA(dir, nil); err != nil || v.String() != "10.2.89" {
 		t.Errorf("version.txt: %v %v", v, err)
 	}
 	nv := t.TempDir()
 	os.MkdirAll(filepath.Join(nv, "bin"), 0o755)
 	os.WriteFile(filepath.Join(nv, "bin", "nvcc"), []byte("#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n"), 0o755)
-	if v, err := DetectCUDA(nv); err != nil || v.String() != "12.4.131" {
+	if v, err := DetectCUDA(nv, testTable); err != nil || v.String() != "12.4.1" {
 		t.Errorf("nvcc: %v %v", v, err)
 	}
 	dn := t.TempDir()
@@ -109,7 +109,7 @@ func TestDetectReadsEveryVersionSource(t *testing.T) {
 	if v, err := DetectCudnn(dn); err != nil || v.String() != "9.5.1" {
 		t.Errorf("cudnn: %v %v", v, err)
 	}
-	if _, err := DetectCUDA(t.TempDir()); err == nil || !strings.Contains(err.Error(), "does not look like a CUDA toolkit") {
+	if _, err := DetectCUDA(t.TempDir(), testTable); err == nil || !strings.Contains(err.Error(), "does not look like a CUDA toolkit") {
 		t.Errorf("empty dir: %v", err)
 	}
 }

@@ -25,11 +25,12 @@ func doctorCommands(e *env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "doctor",
-			Usage: "check that driver, GPU, toolkit, cuDNN, host compiler, PATH and PyTorch agree",
+			Usage: "check that driver, GPU, toolkit, cuDNN, host compiler, CMake, PATH and PyTorch agree",
 			Description: `One line per check: ok, warn or FAIL. Exit status 0 when all is well,
 1 with warnings, 2 with failures. --json prints
 {"status": "ok|warn|fail", "checks": [{"id", "status", "message", "hint"}]}
-with the ids toolkit, driver, gpu-arch, cudnn, host-compiler, path, torch, env.
+with the ids toolkit, driver, gpu-arch, cudnn, host-compiler, cmake, path,
+torch, env.
 --gpu also compiles and runs a small CUDA program with the selected nvcc.`,
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
@@ -110,6 +111,10 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 			Source:     "set by " + r.Selection.Source.String(),
 			Dir:        r.CUDA.Path,
 			HasReceipt: true,
+			From:       r.CUDA.Receipt.Source,
+			// A libraries-only install is a kind of install: doctor notes
+			// it instead of failing it for lacking nvcc.
+			LibrariesOnly: r.CUDA.Receipt.LibrariesOnly,
 		}
 		sel.OwnBinDirs = append(sel.OwnBinDirs, filepath.Join(r.CUDA.Path, "bin"))
 	}

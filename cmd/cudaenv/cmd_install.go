@@ -55,7 +55,8 @@ func installCommands(e *env) []*cli.Command {
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "mirror", Usage: "base URL laid out like NVIDIA's (also CUDAENV_MIRROR)"},
 				&cli.BoolFlag{Name: "refresh", Usage: "ignore the cached index (kept for a day)"},
-				&cli.BoolFlag{Name: "offline", Usage: "use the cached index only"},
+				&cli.BoolFlag{Name: "offline", Usage: "use the cached index only (with --source pypi: cudaenv's built-in table)"},
+				&cli.StringFlag{Name: "source", Usage: "nvidia, pypi (the releases CUDAENV_PYPI_INDEX has wheels of) or auto; also CUDAENV_SOURCE"},
 			},
 			Action: func(c *cli.Context) error { return lsRemote(e, c) },
 		},
@@ -211,6 +212,8 @@ func (r *installReport) Event(ev install.Event) {
 		fmt.Fprintf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); installing from PyPI instead\n", ev.Err)
 	case install.SkippedWheel:
 		fmt.Fprintf(e.stderr, "cudaenv: skipping %s: %v\n", ev.Component, ev.Reason)
+	case install.UnlistedRelease:
+		fmt.Fprintf(e.stderr, "cudaenv: note: CUDA %s is %s\n", ev.Release, ev.Note)
 	case install.TorchTargets:
 		fmt.Fprintf(e.stderr, "%s was built with CUDA %s and cuDNN %s; installing CUDA %s and cuDNN %s\n", ev.For, ev.CUDA, ev.BundledCudnn, ev.CUDA, ev.Cudnn)
 	case install.Adding:
@@ -238,6 +241,9 @@ func (r *installReport) Event(ev install.Event) {
 				ev.Label, what, ev.Entry.Version, r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes))
 		default:
 			fmt.Fprintf(e.stdout, "installed %s (%s) in %.1fs: %s\n", ev.Label, plural(ev.Components, "component"), ev.Elapsed.Seconds(), ev.Entry.Dir)
+			if ev.Entry.Receipt.LibrariesOnly {
+				fmt.Fprintf(e.stdout, "%s is libraries only (no nvcc): it runs prebuilt programs and wheels, and host code links against its libraries\n", ev.Label)
+			}
 			fmt.Fprintf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
 		}
 	}
@@ -248,6 +254,13 @@ func (r *installReport) Progress(label string) install.Progress {
 }
 
 func lsRemote(e *env, c *cli.Context) error {
+	source := c.String("source")
+	if source == "" {
+		var err error
+		if source, err = e.setting("source"); err != nil {
+			return err
+		}
+	}
 	in, err := e.installer(c, false)
 	if err != nil {
 		return err
@@ -269,16 +282,24 @@ func lsRemote(e *env, c *cli.Context) error {
 		}
 		prefix = v
 	}
-	releases, err := in.Releases(context.Background(), tool, prefix)
+	releases, err := in.Releases(context.Background(), tool, prefix, source)
 	if err != nil {
 		return err
+	}
+	width := 0
+	for _, r := range releases {
+		width = max(width, len(r.Release))
 	}
 	for _, r := range releases {
 		mark := " "
 		if r.Installed {
 			mark = "*"
 		}
-		fmt.Fprintf(e.stdout, "%s %s\n", mark, r.Release)
+		line := fmt.Sprintf("%s %-*s", mark, width, r.Release)
+		if r.Note != "" {
+			line += "  (" + r.Note + ")"
+		}
+		fmt.Fprintln(e.stdout, strings.TrimRight(line, " "))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/install"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -63,12 +64,21 @@ cuDNN's folder.`,
 			ArgsUsage: "PATH",
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "cudnn-for", Usage: "PATH is a cuDNN build for this CUDA major"},
+				&cli.StringFlag{Name: "as", Usage: "the release PATH holds, e.g. 13.0.2, where its files do not name it (a pip or conda environment)"},
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return errors.New("link needs one directory, e.g. cudaenv link /usr/local/cuda-12.4")
 				}
-				ent, err := e.store().Link(c.Args().First(), c.Int("cudnn-for"))
+				opts := store.LinkOptions{CudnnFor: c.Int("cudnn-for"), Releases: install.ReleasesShipping}
+				if as := c.String("as"); as != "" {
+					v, err := version.Parse(as)
+					if err != nil || len(v) < 2 || (opts.CudnnFor == 0 && len(v) > 3) {
+						return fmt.Errorf("link --as %q: name a release, e.g. --as 13.0.2", as)
+					}
+					opts.As = v
+				}
+				ent, err := e.store().LinkWith(c.Args().First(), opts)
 				if err != nil {
 					return err
 				}
@@ -149,9 +159,12 @@ func list(e *env, asJSON bool) error {
 // holds, its size, and why it is active.
 func (r listed) details() string {
 	var parts []string
-	if r.LinkTarget != "" {
+	switch {
+	case r.LinkTarget != "":
 		parts = append(parts, "linked -> "+r.LinkTarget)
-	} else {
+	case r.LibrariesOnly:
+		parts = append(parts, "libraries only ("+r.Source+")")
+	default:
 		parts = append(parts, r.Source)
 	}
 	var what []string
@@ -161,7 +174,7 @@ func (r listed) details() string {
 	if r.Components > 0 {
 		what = append(what, plural(r.Components, "component"))
 	}
-	if r.LibrariesOnly {
+	if r.LibrariesOnly && r.LinkTarget != "" {
 		what = append(what, "libraries only")
 	}
 	if len(what) > 0 {
@@ -204,7 +217,9 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 		r.SizeBytes = &size
 	}
 	if ent.Kind == store.CUDA && ent.Err == nil {
-		r.LibrariesOnly = !hasCompiler(ent.Path)
+		// The receipt says for what cudaenv installed; a linked tree (or a
+		// receipt from before the flag) is looked at.
+		r.LibrariesOnly = ent.Receipt.LibrariesOnly || !hasCompiler(ent.Path)
 	}
 	if ent.Err != nil {
 		msg := ent.Err.Error()

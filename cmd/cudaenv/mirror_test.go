@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cudaenv/cudaenv/fetch/fetchtest"
+	"github.com/cudaenv/cudaenv/fetch/pypi"
 	"github.com/cudaenv/cudaenv/fetch/pypi/pypitest"
 )
 
@@ -114,15 +115,15 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 		"mirror-reset": func(ts *testscript.TestScript, neg bool, args []string) {
 			get(ts).ResetCounts()
 		},
-		// pypi-index [html]: start a PEP 691 (or, with html, PEP 503 only)
-		// index of generated NVIDIA wheels; point CUDAENV_PYPI_INDEX at it.
+		// pypi-index [html] [releases=V,V...] [cuda13.5] [cudnn=V:MAJOR,MAJOR...]:
+		// start a PEP 691 (or, with html, PEP 503 only) index of generated
+		// NVIDIA wheels; point CUDAENV_PYPI_INDEX at it. releases limits it
+		// to those catalog releases; cuda13.5 adds a CUDA 13.5 the catalog
+		// does not know (as the real index had it); cudnn adds a cuDNN build.
 		// pypi-index hostile PROJECT KIND [PATH]: the same, with the
 		// project's wheels carrying one of pypitest.Hostile's attacks.
 		"pypi-index": func(ts *testscript.TestScript, neg bool, args []string) {
 			var opts []pypitest.Option
-			if len(args) > 0 && args[0] == "html" {
-				opts = append(opts, pypitest.HTMLOnly())
-			}
 			if len(args) > 0 && args[0] == "hostile" {
 				if len(args) < 3 || len(args) > 4 {
 					ts.Fatalf("usage: pypi-index hostile PROJECT KIND [PATH] (kinds: %s)", pypitest.HostileKinds)
@@ -130,6 +131,32 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 				entries, err := pypitest.Hostile(args[2], strings.Join(args[3:], ""))
 				ts.Check(err)
 				opts = append(opts, pypitest.Extra(args[1], entries...))
+				args = nil
+			}
+			for _, a := range args {
+				switch key, val, _ := strings.Cut(a, "="); key {
+				case "html":
+					opts = append(opts, pypitest.HTMLOnly())
+				case "releases":
+					opts = append(opts, pypitest.Releases(strings.Split(val, ",")...))
+				case "cuda13.5":
+					opts = append(opts, pypitest.ExtraRelease(pypi.Release{Version: "13.5.0", Components: []pypi.Component{
+						{ID: "cuda_cudart", Version: "13.5.37"}, {ID: "cuda_nvcc", Version: "13.5.37"},
+						{ID: "cuda_crt", Version: "13.5.37"}, {ID: "libnvvm", Version: "13.5.37"},
+						{ID: "cccl", Version: "13.3.5.0.6"}, {ID: "libcublas", Version: "13.10.0.20"},
+					}}))
+				case "cudnn":
+					v, majors, _ := strings.Cut(val, ":")
+					var ms []int
+					for _, m := range strings.Split(majors, ",") {
+						n, err := strconv.Atoi(m)
+						ts.Check(err)
+						ms = append(ms, n)
+					}
+					opts = append(opts, pypitest.ExtraCudnn(v, ms...))
+				default:
+					ts.Fatalf("pypi-index: unknown argument %q", a)
+				}
 			}
 			ix := pypitest.New(t, opts...)
 			ts.Setenv("CUDAENV_PYPI_INDEX", ix.URL())

@@ -137,6 +137,10 @@ func cmdFakeCUDA(ts *testscript.TestScript, neg bool, args []string) {
 		"include/cuda_runtime.h":      "// fake\n",
 		"nvvm/bin/cicc":               "#!/bin/sh\n",
 		"include/crt/host_config.h":   "#if __GNUC__ > 13\n#error -- unsupported GNU version! gcc versions later than 13 are not supported!\n#endif\n",
+		// Empty: what nvcc links with, there for doctor, adding no size.
+		"bin/crt/link.stub":        "",
+		"bin/crt/prelink.stub":     "",
+		"lib64/libcudart_static.a": "",
 	}
 	if installed {
 		r, _ := json.Marshal(map[string]any{"kind": "cuda", "version": ver, "source": "test", "installed": "2026-01-02T03:04:05Z"})
@@ -146,7 +150,7 @@ func cmdFakeCUDA(ts *testscript.TestScript, neg bool, args []string) {
 		p := filepath.Join(dir, name)
 		ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
 		mode := os.FileMode(0o644)
-		if strings.Contains(name, "bin/") {
+		if strings.Contains(name, "bin/") && !strings.Contains(name, "crt/") {
 			mode = 0o755
 		}
 		ts.Check(os.WriteFile(p, []byte(body), mode))

@@ -1,6 +1,6 @@
 package pypi
 
-//go:generate go run ./internal/catalog/gencatalog -in catalog/manifests -out catalog_gen.go
+//go:generate go run ./internal/catalog/gencatalog -sync ../../../shared/nvidia/manifests -in catalog/manifests -out catalog_gen.go
 
 import (
 	"fmt"

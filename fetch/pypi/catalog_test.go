@@ -87,9 +87,10 @@ func TestLatestCatalogReleaseMatchesWholeSegments(t *testing.T) {
 		name, prefix, want string
 	}{
 		{"a minor picks its newest patch", "12.4", "12.4.1"},
-		{"a major picks its newest release", "12", "12.9.0"},
+		{"a major picks its newest release", "12", "12.9.2"},
 		{"a full version picks itself", "12.4.0", "12.4.0"},
-		{"13.0 is 13.0.0", "13.0", "13.0.0"},
+		{"13.0 is its newest patch, 13.0.3", "13.0", "13.0.3"},
+		{"13.0.0 is itself", "13.0.0", "13.0.0"},
 		{"1 does not match 12 or 13", "1", ""},
 		{"12.1 does not match 12.10", "12.1", "12.1.1"},
 		{"an unknown minor matches nothing", "12.7", ""},
@@ -117,7 +118,7 @@ func TestCudnnCatalogFindsReleasesByPrefix(t *testing.T) {
 		name, prefix, version, cudnn string
 	}{
 		{"a minor picks its newest patch", "9.5", "9.5.1", "9.5.1.17"},
-		{"a major picks the newest", "9", "9.12.0", "9.12.0.46"},
+		{"a major picks the newest", "9", "9.20.0", "9.20.0.48"},
 		{"the four-part build number works", "9.5.0.50", "9.5.0", "9.5.0.50"},
 		{"8.9.7 prefers the manifest with both CUDA majors", "8.9", "8.9.7", "8.9.7.29"},
 		{"an unknown version matches nothing", "9.6", "", ""},

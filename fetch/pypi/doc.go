@@ -22,6 +22,10 @@
 //     nvidia/cudnn/{include,lib} for every CUDA major.
 //
 // The built-in catalog (catalog_gen.go, from the manifests in
-// catalog/manifests by go generate) lets --source pypi work with the index
-// alone: CatalogRelease, LatestCatalogRelease, LatestCatalogCudnn.
+// catalog/manifests, which go generate refreshes from ../shared/nvidia) is
+// the table of component versions per release. With it an index alone
+// tells which CUDA releases it has (Offers, from the versions of its runtime
+// wheels; Complete for a release the table does not know yet), which wheel
+// sets are known not to work (BrokenWheel), and which release shipped a
+// component build.
 package pypi

@@ -64,9 +64,10 @@ type NoCompilerError struct {
 
 func (e *NoCompilerError) Error() string {
 	return fmt.Sprintf("profile %s for CUDA %s is not available from PyPI: NVIDIA's CUDA %d wheels carry no nvcc, only ptxas; "+
-		"use --source nvidia for a toolkit that compiles, or take libraries only from PyPI "+
-		"(--profile %s, or --components such as cuda_cudart,libcublas)",
-		e.Profile, e.Release, majorOf(e.Release), ProfileDefault)
+		"take its libraries from PyPI (--profile %s: runtime, libraries and the headers they need; "+
+		"or --components such as cuda_cudart,libcublas) with an nvcc you have, "+
+		"or a toolkit that compiles from PyPI: CUDA 13 (cudaenv install 13 --source pypi --profile %s)",
+		e.Profile, e.Release, majorOf(e.Release), ProfileDefault, ProfileMinimal)
 }
 
 // minimalComponents is what compiles and runs CUDA code.
@@ -140,7 +141,7 @@ func Plan(rel Release, platform string, sel Selection) ([]Requirement, error) {
 		}
 		project, err := Project(c.ID, major)
 		if err != nil {
-			errs = append(errs, err.Error()+" (use --source nvidia)")
+			errs = append(errs, err.Error()+" (leave it out of --components)")
 			continue
 		}
 		if !optional && !c.OnPlatform(platform) {

@@ -104,10 +104,14 @@ func TestPlanRefusesMinimalForCUDA12WithTheReason(t *testing.T) {
 				t.Fatalf("err = %v, want *NoCompilerError", err)
 			}
 			msg := err.Error()
-			for _, part := range []string{"no nvcc, only ptxas", "--source nvidia", "--profile default", "--components"} {
+			for _, part := range []string{"no nvcc, only ptxas", "--profile default", "--components", "cudaenv install 13 --source pypi --profile minimal"} {
 				if !strings.Contains(msg, part) {
 					t.Errorf("message lacks %q: %s", part, msg)
 				}
+			}
+			// Only PyPI users see it: it never sends them to NVIDIA's server.
+			if strings.Contains(msg, "--source nvidia") {
+				t.Errorf("message points at NVIDIA's server: %s", msg)
 			}
 		})
 	}

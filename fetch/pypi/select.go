@@ -146,11 +146,12 @@ type candidate struct {
 }
 
 // SelectWheel picks the wheel of project==version for platform from a page's
-// files. A wheel of exactly that version wins; failing that, the newest
-// post-release of it (NVIDIA re-uploaded some CUDA 12.4 aarch64 wheels as
-// 12.4.127.post1). Then platform-specific wheels win over pure 'any' ones;
-// among those the best platform tag (newest manylinux glibc), then ABI
-// 'none', then non-yanked, then the file name for a stable answer. The chosen
+// files. A file that is not yanked wins over a yanked one; then a wheel of
+// exactly that version; failing that, the newest post-release of it (NVIDIA
+// re-uploaded some CUDA 12.4 aarch64 wheels as 12.4.127.post1, and fixed
+// yanked CCCL wheels that way). Then platform-specific wheels win over pure
+// 'any' ones; among those the best platform tag (newest manylinux glibc),
+// then ABI 'none', then the file name for a stable answer. The chosen
 // file must carry a sha256.
 func SelectWheel(page *Page, version, platform string) (File, error) {
 	if !KnownPlatform(platform) {
@@ -203,6 +204,12 @@ func SelectWheel(page *Page, version, platform string) (File, error) {
 var wheelFilename = regexp.MustCompile(`^[A-Za-z0-9_.+!-]+\.whl$`)
 
 func better(a, b candidate) bool {
+	// NVIDIA yanks broken uploads and fixes them with a post-release
+	// (nvidia-cuda-cccl-cu12 12.4.127 lacks nv/target; 12.4.127.post1 has
+	// it), so a file that is not yanked wins over an exact yanked one.
+	if a.file.Yanked != b.file.Yanked {
+		return !a.file.Yanked
+	}
 	if a.exact != b.exact {
 		return a.exact
 	}
@@ -219,9 +226,6 @@ func better(a, b candidate) bool {
 	}
 	if a.abiOK != b.abiOK {
 		return a.abiOK
-	}
-	if a.file.Yanked != b.file.Yanked {
-		return !a.file.Yanked
 	}
 	return a.file.Filename < b.file.Filename
 }

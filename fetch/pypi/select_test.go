@@ -89,6 +89,25 @@ func TestSelectWheelPrefersNotYanked(t *testing.T) {
 	}
 }
 
+// As on the real index: nvidia-cuda-cccl-cu12 12.4.127 is yanked ("Broken
+// release": no nv/target, which cuda_fp16.h includes) and 12.4.127.post1 is
+// the fixed upload.
+func TestSelectWheelTakesTheFixedPostReleaseOfAYankedWheel(t *testing.T) {
+	page := pageOf("nvidia-cuda-cccl-cu12",
+		File{Filename: "nvidia_cuda_cccl_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl", SHA256: hashA, Yanked: true},
+		File{Filename: "nvidia_cuda_cccl_cu12-12.4.127.post1-py3-none-manylinux2014_x86_64.whl", SHA256: hashA},
+		File{Filename: "nvidia_cuda_cccl_cu12-12.4.99-py3-none-manylinux2014_x86_64.whl", SHA256: hashA},
+	)
+	if f, _ := SelectWheel(page, "12.4.127", LinuxX86_64); f.Filename != "nvidia_cuda_cccl_cu12-12.4.127.post1-py3-none-manylinux2014_x86_64.whl" {
+		t.Fatalf("got %s", f.Filename)
+	}
+	// With no fix uploaded, the yanked file is still what ==12.4.127 means.
+	page.Files = page.Files[:1]
+	if f, err := SelectWheel(page, "12.4.127", LinuxX86_64); err != nil || !f.Yanked {
+		t.Fatalf("got %+v, %v", f, err)
+	}
+}
+
 func TestSelectWheelRefusesAWheelWithoutSHA256(t *testing.T) {
 	page := pageOf("p", File{Filename: "p-1.0-py3-none-manylinux2014_x86_64.whl"})
 	_, err := SelectWheel(page, "1.0", LinuxX86_64)

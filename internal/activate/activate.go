@@ -133,18 +133,31 @@ func Want(r Resolved, goos string) envdiff.Want {
 	w := envdiff.Want{Prepend: map[string][]string{}, Set: map[string]string{}, Active: r.Label()}
 	prepend := func(name string, dirs ...string) { w.Prepend[name] = append(w.Prepend[name], dirs...) }
 	if t := r.CUDA; t != nil {
+		// A libraries-only toolkit (CUDA 12 from PyPI, --components without
+		// nvcc) has no nvcc, maybe no bin: CUDACXX naming a missing nvcc
+		// stops CMake even for users with another nvcc, so it is set, and
+		// bin put on PATH, only where they exist.
 		p := t.Path
+		bin := filepath.Join(p, "bin")
 		if goos == "windows" {
-			prepend("PATH", filepath.Join(p, "bin"))
-			if t.Version.Major() >= 13 {
-				prepend("PATH", filepath.Join(p, "bin", "x64"))
+			if isDir(bin) {
+				prepend("PATH", bin)
+			}
+			if t.Version.Major() >= 13 && isDir(filepath.Join(bin, "x64")) {
+				prepend("PATH", filepath.Join(bin, "x64"))
 			}
 			w.Set[fmt.Sprintf("CUDA_PATH_V%d_%d", t.Version.Major(), minor(t.Version))] = p
-			w.Set["CUDACXX"] = filepath.Join(p, "bin", "nvcc.exe")
+			if isFile(filepath.Join(bin, "nvcc.exe")) {
+				w.Set["CUDACXX"] = filepath.Join(bin, "nvcc.exe")
+			}
 		} else {
-			prepend("PATH", filepath.Join(p, "bin"))
+			if isDir(bin) {
+				prepend("PATH", bin)
+			}
 			prepend("LD_LIBRARY_PATH", libDir(p))
-			w.Set["CUDACXX"] = filepath.Join(p, "bin", "nvcc")
+			if isFile(filepath.Join(bin, "nvcc")) {
+				w.Set["CUDACXX"] = filepath.Join(bin, "nvcc")
+			}
 		}
 		w.Set["CUDA_PATH"] = p
 		w.Set["CUDA_HOME"] = p
@@ -183,6 +196,11 @@ func libDir(p string) string {
 		return filepath.Join(p, "lib64")
 	}
 	return filepath.Join(p, "lib")
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
 }
 
 func isDir(p string) bool {

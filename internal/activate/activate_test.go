@@ -45,9 +45,23 @@ func specs(t *testing.T, text string) resolve.Selection {
 }
 
 func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
-	t124 := &store.Entry{Version: version.MustParse("12.4.1"), Path: "/s/cuda/12.4.1"}
-	t130 := &store.Entry{Version: version.MustParse("13.0.0"), Path: `C:\s\cuda\13.0.0`}
-	d := &store.Entry{Kind: store.Cudnn, Version: version.MustParse("9.5.1.17"), CUDAMajor: 12, Path: "/s/cudnn/9.5.1.17-cuda12"}
+	root := filepath.Join(t.TempDir(), "s")
+	writeTestTree(t, root, map[string]string{
+		"cuda/12.4.1/bin/nvcc":                    "",
+		"cuda/12.4.1/bin/nvcc.exe":                "",
+		"cuda/13.0.0/bin/nvcc.exe":                "",
+		"cuda/13.0.0/bin/x64/cudart64_13.dll":     "",
+		"cuda/12.4.2/bin/ptxas":                   "",
+		"cuda/12.4.2/lib/libcublas.so.12":         "",
+		"cuda/12.4.3/lib/libcudart.so.12":         "",
+		"cudnn/9.5.1.17-cuda12/lib/libcudnn.so.9": "",
+	})
+	p := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
+	t124 := &store.Entry{Version: version.MustParse("12.4.1"), Path: p("cuda/12.4.1")}
+	t130 := &store.Entry{Version: version.MustParse("13.0.0"), Path: p("cuda/13.0.0")}
+	libsWithBin := &store.Entry{Version: version.MustParse("12.4.2"), Path: p("cuda/12.4.2")}
+	libsOnly := &store.Entry{Version: version.MustParse("12.4.3"), Path: p("cuda/12.4.3")}
+	d := &store.Entry{Kind: store.Cudnn, Version: version.MustParse("9.5.1.17"), CUDAMajor: 12, Path: p("cudnn/9.5.1.17-cuda12")}
 	tests := []struct {
 		desc    string
 		r       Resolved
@@ -59,33 +73,51 @@ func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
 			desc: "linux CUDA with cuDNN adds bin, the lib dirs, cuDNN's include and the scalars",
 			r:    Resolved{CUDA: t124, Cudnn: d}, goos: "linux",
 			prepend: map[string][]string{
-				"PATH":            {"/s/cuda/12.4.1/bin"},
-				"LD_LIBRARY_PATH": {"/s/cuda/12.4.1/lib", "/s/cudnn/9.5.1.17-cuda12/lib"},
-				"LIBRARY_PATH":    {"/s/cudnn/9.5.1.17-cuda12/lib"},
-				"CPATH":           {"/s/cudnn/9.5.1.17-cuda12/include"},
+				"PATH":            {p("cuda/12.4.1/bin")},
+				"LD_LIBRARY_PATH": {p("cuda/12.4.1/lib"), p("cudnn/9.5.1.17-cuda12/lib")},
+				"LIBRARY_PATH":    {p("cudnn/9.5.1.17-cuda12/lib")},
+				"CPATH":           {p("cudnn/9.5.1.17-cuda12/include")},
 			},
 			set: map[string]string{
-				"CUDA_HOME": "/s/cuda/12.4.1", "CUDAToolkit_ROOT": "/s/cuda/12.4.1", "CUDA_PATH": "/s/cuda/12.4.1",
-				"CUDACXX": "/s/cuda/12.4.1/bin/nvcc", "CUDNN_PATH": "/s/cudnn/9.5.1.17-cuda12",
+				"CUDA_HOME": p("cuda/12.4.1"), "CUDAToolkit_ROOT": p("cuda/12.4.1"), "CUDA_PATH": p("cuda/12.4.1"),
+				"CUDACXX": p("cuda/12.4.1/bin/nvcc"), "CUDNN_PATH": p("cudnn/9.5.1.17-cuda12"),
 			},
+		},
+		{
+			desc: "libraries only with a bin (ptxas) gets bin on PATH but no CUDACXX",
+			r:    Resolved{CUDA: libsWithBin}, goos: "linux",
+			prepend: map[string][]string{"PATH": {p("cuda/12.4.2/bin")}, "LD_LIBRARY_PATH": {p("cuda/12.4.2/lib")}},
+			set:     map[string]string{"CUDA_HOME": p("cuda/12.4.2"), "CUDAToolkit_ROOT": p("cuda/12.4.2"), "CUDA_PATH": p("cuda/12.4.2")},
+		},
+		{
+			desc: "libraries only without bin gets neither",
+			r:    Resolved{CUDA: libsOnly}, goos: "linux",
+			prepend: map[string][]string{"LD_LIBRARY_PATH": {p("cuda/12.4.3/lib")}},
+			set:     map[string]string{"CUDA_HOME": p("cuda/12.4.3"), "CUDAToolkit_ROOT": p("cuda/12.4.3"), "CUDA_PATH": p("cuda/12.4.3")},
 		},
 		{
 			desc: "windows CUDA 13 adds bin and bin/x64 and the versioned CUDA_PATH",
 			r:    Resolved{CUDA: t130}, goos: "windows",
-			prepend: map[string][]string{"PATH": {filepath.Join(`C:\s\cuda\13.0.0`, "bin"), filepath.Join(`C:\s\cuda\13.0.0`, "bin", "x64")}},
+			prepend: map[string][]string{"PATH": {p("cuda/13.0.0/bin"), p("cuda/13.0.0/bin/x64")}},
 			set: map[string]string{
-				"CUDA_HOME": `C:\s\cuda\13.0.0`, "CUDAToolkit_ROOT": `C:\s\cuda\13.0.0`, "CUDA_PATH": `C:\s\cuda\13.0.0`, "CUDA_PATH_V13_0": `C:\s\cuda\13.0.0`,
-				"CUDACXX": filepath.Join(`C:\s\cuda\13.0.0`, "bin", "nvcc.exe"),
+				"CUDA_HOME": p("cuda/13.0.0"), "CUDAToolkit_ROOT": p("cuda/13.0.0"), "CUDA_PATH": p("cuda/13.0.0"), "CUDA_PATH_V13_0": p("cuda/13.0.0"),
+				"CUDACXX": p("cuda/13.0.0/bin/nvcc.exe"),
 			},
 		},
 		{
 			desc: "windows CUDA 12 adds bin only",
 			r:    Resolved{CUDA: t124}, goos: "windows",
-			prepend: map[string][]string{"PATH": {filepath.Join("/s/cuda/12.4.1", "bin")}},
+			prepend: map[string][]string{"PATH": {p("cuda/12.4.1/bin")}},
 			set: map[string]string{
-				"CUDA_HOME": "/s/cuda/12.4.1", "CUDAToolkit_ROOT": "/s/cuda/12.4.1", "CUDA_PATH": "/s/cuda/12.4.1", "CUDA_PATH_V12_4": "/s/cuda/12.4.1",
-				"CUDACXX": filepath.Join("/s/cuda/12.4.1", "bin", "nvcc.exe"),
+				"CUDA_HOME": p("cuda/12.4.1"), "CUDAToolkit_ROOT": p("cuda/12.4.1"), "CUDA_PATH": p("cuda/12.4.1"), "CUDA_PATH_V12_4": p("cuda/12.4.1"),
+				"CUDACXX": p("cuda/12.4.1/bin/nvcc.exe"),
 			},
+		},
+		{
+			desc: "windows libraries only gets no CUDACXX",
+			r:    Resolved{CUDA: libsOnly}, goos: "windows",
+			prepend: map[string][]string{},
+			set:     map[string]string{"CUDA_HOME": p("cuda/12.4.3"), "CUDAToolkit_ROOT": p("cuda/12.4.3"), "CUDA_PATH": p("cuda/12.4.3"), "CUDA_PATH_V12_4": p("cuda/12.4.3")},
 		},
 	}
 	for _, tt := range tests {

@@ -16,7 +16,10 @@ import (
 func TestWantWindows(t *testing.T) {
 	root := t.TempDir()
 	writeTestTree(t, root, map[string]string{
-		"cudnn/bin/x64/cudnn64_9.dll": "",
+		"cudnn/bin/x64/cudnn64_9.dll":         "",
+		"cuda/12.4.1/bin/nvcc.exe":            "",
+		"cuda/13.0.2/bin/nvcc.exe":            "",
+		"cuda/13.0.2/bin/x64/cudart64_13.dll": "",
 	})
 	p12 := filepath.Join(root, "cuda", "12.4.1")
 	p13 := filepath.Join(root, "cuda", "13.0.2")

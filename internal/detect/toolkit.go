@@ -21,6 +21,10 @@ type Toolkit struct {
 	VersionSource string   // "version.json", "version.txt", "include/cuda.h" or "nvcc --version"
 	NVCC          string   // path of nvcc, "" if missing
 	Missing       []string // key files that are absent, relative to Dir
+	// LinkMissing are the files nvcc needs to link a program (checked only
+	// where there is an nvcc): the stubs every link passes to the host
+	// compiler, and the static runtime nvcc links by default.
+	LinkMissing []string
 
 	HostLimits    compat.HostLimits
 	HasHostLimits bool     // host_config.h was found and states limits
@@ -59,6 +63,14 @@ func (h Host) Toolkit(ctx context.Context, dir string) (Toolkit, error) {
 	}
 	if p := filepath.Join(dir, "bin", h.exe("nvcc")); h.isFile(p) {
 		tk.NVCC = p
+		for _, f := range []string{"bin/crt/link.stub", "bin/crt/prelink.stub"} {
+			if !h.isFile(filepath.Join(dir, f)) {
+				tk.LinkMissing = append(tk.LinkMissing, f)
+			}
+		}
+		if !h.hasStaticCudart(dir) {
+			tk.LinkMissing = append(tk.LinkMissing, map[bool]string{true: "lib/x64/cudart_static.lib", false: "lib64/libcudart_static.a"}[goos == "windows"])
+		}
 	}
 	tk.Version, tk.VersionSource = h.toolkitVersion(ctx, tk)
 
@@ -85,6 +97,18 @@ func (h Host) Toolkit(ctx context.Context, dir string) (Toolkit, error) {
 		tk.Archs, tk.ArchSource = compat.ArchsFor(tk.Version), "table"
 	}
 	return tk, nil
+}
+
+func (h Host) hasStaticCudart(dir string) bool {
+	if h.GOOS == "windows" {
+		return h.isFile(filepath.Join(dir, "lib", "x64", "cudart_static.lib"))
+	}
+	for _, lib := range []string{"lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"} {
+		if h.isFile(filepath.Join(dir, lib, "libcudart_static.a")) {
+			return true
+		}
+	}
+	return false
 }
 
 func (h Host) hasCudart(dir string) bool {

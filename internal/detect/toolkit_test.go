@@ -26,7 +26,31 @@ func TestToolkit(t *testing.T) {
 		dir + "/include/crt/host_config.h": hostConfig(t, "12.6"),
 		dir + "/lib/libcudart.so.12.6.77":  "",
 		dir + "/include/cuda.h":            "#define CUDA_VERSION 12060\n",
+		dir + "/bin/crt/link.stub":         "",
+		dir + "/bin/crt/prelink.stub":      "",
+		dir + "/lib/libcudart_static.a":    "",
 	}
+	t.Run("a toolkit missing what nvcc links with says which files", func(t *testing.T) {
+		files := map[string]string{}
+		for k, v := range full {
+			files[k] = v
+		}
+		// As CUDA 13.0.0 from PyPI: nvcc without its stubs.
+		delete(files, dir+"/bin/crt/link.stub")
+		delete(files, dir+"/bin/crt/prelink.stub")
+		delete(files, dir+"/lib/libcudart_static.a")
+		h := Host{Root: fakeRoot(t, files)}
+		tk, _ := h.Toolkit(context.Background(), dir)
+		if want := []string{"bin/crt/link.stub", "bin/crt/prelink.stub", "lib64/libcudart_static.a"}; !reflect.DeepEqual(tk.LinkMissing, want) || tk.Missing != nil {
+			t.Errorf("LinkMissing = %v, Missing = %v", tk.LinkMissing, tk.Missing)
+		}
+		// Without nvcc there is nothing to link with, and nothing is asked.
+		delete(files, dir+"/bin/nvcc*")
+		tk, _ = Host{Root: fakeRoot(t, files)}.Toolkit(context.Background(), dir)
+		if tk.LinkMissing != nil || tk.NVCC != "" {
+			t.Errorf("libraries only: %+v", tk)
+		}
+	})
 	t.Run("a complete toolkit asks nvcc for its architectures", func(t *testing.T) {
 		f := &fakeRunner{answers: map[string]result{dir + "/bin/nvcc --list-gpu-arch": {out: "compute_50\ncompute_52\ncompute_53\ncompute_60\ncompute_61\ncompute_62\ncompute_70\ncompute_72\ncompute_75\ncompute_80\ncompute_86\ncompute_87\ncompute_89\ncompute_90\n"}}}
 		h := Host{Root: fakeRoot(t, full), Run: f.run}
@@ -34,7 +58,7 @@ func TestToolkit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tk.Version != "12.6.3" || tk.VersionSource != "version.json" || tk.NVCC != dir+"/bin/nvcc" || tk.Missing != nil {
+		if tk.Version != "12.6.3" || tk.VersionSource != "version.json" || tk.NVCC != dir+"/bin/nvcc" || tk.Missing != nil || tk.LinkMissing != nil {
 			t.Errorf("Toolkit = %+v", tk)
 		}
 		if !tk.HasHostLimits || tk.HostLimits.GCCMax != "13" || tk.HostConfig != dir+"/include/crt/host_config.h" {

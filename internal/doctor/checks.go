@@ -28,10 +28,27 @@ func checkToolkit(in Inputs) Check {
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s is selected%s but not installed", tk.Version, where)
 		c.Hint = "cudaenv install " + tk.Version
+	case in.librariesOnly():
+		// A kind of install, not a fault: say what it is good for.
+		c.Status = OK
+		from := ""
+		if tk.From != "" {
+			from = " (" + tk.From + ")"
+		}
+		c.Message = fmt.Sprintf("CUDA %s at %s is libraries only%s: it runs prebuilt programs and wheels (PyTorch, CuPy) and host code links against its libraries; it has no nvcc to compile CUDA code", tk.Version, tk.Dir, from)
+		c.Hint = "to compile CUDA code, select a toolkit with nvcc (from PyPI: cudaenv install 13 --source pypi --profile minimal)"
 	case len(tk.Facts.Missing) > 0:
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s at %s is incomplete: %s missing", tk.Version, tk.Dir, strings.Join(tk.Facts.Missing, ", "))
 		c.Hint = "reinstall it: cudaenv install " + tk.Version
+	case len(tk.Facts.LinkMissing) > 0:
+		c.Status = Fail
+		c.Message = fmt.Sprintf("CUDA %s at %s compiles but cannot link programs: %s missing (nvcc x.cu -o x and CMake's compiler check fail)", tk.Version, tk.Dir, strings.Join(tk.Facts.LinkMissing, ", "))
+		c.Hint = "reinstall it: cudaenv install " + tk.Version + " --force"
+		if tk.From == "pypi" {
+			mm := majorMinor(tk.Version)
+			c.Hint = fmt.Sprintf("its wheels lack these files; install a release whose wheels have them: cudaenv uninstall %s && cudaenv install %s --source pypi", tk.Version, mm)
+		}
 	case tk.Facts.Version != "" && compat.CompareVersions(majorMinor(tk.Facts.Version), majorMinor(tk.Version)) != 0:
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s is selected%s but %s holds CUDA %s (from %s)", tk.Version, where, tk.Dir, tk.Facts.Version, tk.Facts.VersionSource)
@@ -276,6 +293,9 @@ func checkHostCompiler(in Inputs) Check {
 	case cuda == "" || !in.Toolkit.Installed && facts.Dir == "":
 		c.Status, c.Message = Skip, "no toolkit to ask which host compilers it accepts"
 		return c
+	case in.librariesOnly():
+		c.Status, c.Message = Skip, fmt.Sprintf("CUDA %s is libraries only: no nvcc to limit the host compiler", cuda)
+		return c
 	case !facts.HasHostLimits:
 		c.Status = Skip
 		if facts.HostConfig == "" {
@@ -397,7 +417,8 @@ func checkPath(in Inputs) Check {
 	}
 	var problems []problem
 
-	// nvcc on PATH.
+	// nvcc on PATH: a libraries-only toolkit has none, so any nvcc is the
+	// user's own.
 	firstOwn := -1
 	for i, p := range in.NVCCOnPath {
 		if contains(own, filepath.Dir(p)) {
@@ -406,6 +427,7 @@ func checkPath(in Inputs) Check {
 		}
 	}
 	switch {
+	case in.librariesOnly():
 	case len(in.NVCCOnPath) == 0:
 		problems = append(problems, problem{Warn, "no nvcc on PATH",
 			fmt.Sprintf("put %s on PATH (is cudaenv's shell hook active?)", own[0])})
@@ -466,7 +488,14 @@ func checkPath(in Inputs) Check {
 
 	if len(problems) == 0 {
 		c.Status = OK
-		c.Message = fmt.Sprintf("nvcc is CUDA %s's (%s); nothing on PATH or LD_LIBRARY_PATH shadows it", tk.Version, in.NVCCOnPath[0])
+		switch {
+		case !in.librariesOnly():
+			c.Message = fmt.Sprintf("nvcc is CUDA %s's (%s); nothing on PATH or LD_LIBRARY_PATH shadows it", tk.Version, in.NVCCOnPath[0])
+		case len(in.NVCCOnPath) > 0:
+			c.Message = fmt.Sprintf("CUDA %s is libraries only; nvcc on PATH is %s; nothing on LD_LIBRARY_PATH shadows its libraries", tk.Version, in.NVCCOnPath[0])
+		default:
+			c.Message = fmt.Sprintf("CUDA %s is libraries only; nothing on LD_LIBRARY_PATH shadows its libraries", tk.Version)
+		}
 		return c
 	}
 	var msgs, hints []string
@@ -482,6 +511,84 @@ func checkPath(in Inputs) Check {
 	c.Message = strings.Join(msgs, "; ")
 	c.Hint = strings.Join(hints, "; ")
 	return c
+}
+
+// cmakeFixed says, per CUDA major, from which CMake on FindCUDAToolkit
+// works with it. CUDA 13 moved CCCL's headers (thrust, cub, cuda/std) to
+// include/cccl; CMake adds that folder to CUDAToolkit_INCLUDE_DIRS, and so
+// to C++ sources linking CUDA::cudart, from 3.31.9 and 4.0.3 on (kokkos
+// PR 9437; measured with CUDA 13 from PyPI: 3.25.1, 3.27.9, 3.31.6 and
+// 4.0.2 fail, 3.31.10, 4.0.3 and 4.1.0 build).
+var cmakeFixed = map[int]struct {
+	series map[string]string // major.minor series → first good release in it
+	from   string            // every release from here on is good
+}{
+	13: {series: map[string]string{"3.31": "3.31.9", "4.0": "4.0.3"}, from: "4.1"},
+}
+
+// cmakeHandles reports whether a CMake version handles a CUDA major, and
+// the version to ask for when it does not.
+func cmakeHandles(cmake string, cudaMajor int) (ok bool, want string) {
+	var fix struct {
+		series map[string]string
+		from   string
+	}
+	found := false
+	for m, f := range cmakeFixed {
+		if cudaMajor >= m {
+			fix, found = f, true
+		}
+	}
+	if !found {
+		return true, ""
+	}
+	if compat.CompareVersions(cmake, fix.from) >= 0 {
+		return true, ""
+	}
+	if first, ok := fix.series[majorMinor(cmake)]; ok && compat.CompareVersions(cmake, first) >= 0 {
+		return true, ""
+	}
+	return false, fix.series["4.0"]
+}
+
+func checkCMake(in Inputs) Check {
+	c := Check{ID: IDCMake}
+	cuda := in.cudaVersion()
+	switch {
+	case cuda == "":
+		c.Status, c.Message = Skip, "no toolkit selected to compare CMake with"
+		return c
+	case in.CMake.Path == "":
+		c.Status, c.Message = Skip, "no cmake on PATH"
+		return c
+	case in.CMake.Version == "":
+		c.Status, c.Message = Skip, fmt.Sprintf("%s did not say its version", in.CMake.Path)
+		return c
+	}
+	if ok, want := cmakeHandles(in.CMake.Version, compat.Major(cuda)); !ok {
+		c.Status = Warn
+		c.Message = fmt.Sprintf("cmake %s (%s) is too old for CUDA %s: its find_package(CUDAToolkit) does not know CUDA %d's include/cccl, so C++ sources using CCCL (thrust, cub, cuda/std) through CUDA::cudart do not compile; CMake %s or newer does",
+			in.CMake.Version, in.CMake.Path, cuda, compat.Major(cuda), want)
+		c.Hint = fmt.Sprintf("take a newer CMake, e.g. from PyPI: python3 -m pip install 'cmake>=%s'", want)
+		return c
+	}
+	c.Status = OK
+	c.Message = fmt.Sprintf("cmake %s (%s) handles CUDA %s", in.CMake.Version, in.CMake.Path, cuda)
+	return c
+}
+
+// ParseCMakeVersion reads "cmake version 3.25.1" (first line of cmake
+// --version) into "3.25.1"; "" when it is not there.
+func ParseCMakeVersion(out []byte) string {
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "cmake version "); ok {
+			v = strings.Fields(v + " ")[0]
+			// 3.31.0-rc1, 4.0.0-g1234: the numeric part is what compares.
+			v, _, _ = strings.Cut(v, "-")
+			return v
+		}
+	}
+	return ""
 }
 
 func checkTorch(in Inputs) Check {

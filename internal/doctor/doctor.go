@@ -35,6 +35,7 @@ const (
 	IDGPUArch      = "gpu-arch"
 	IDCudnn        = "cudnn"
 	IDHostCompiler = "host-compiler"
+	IDCMake        = "cmake"
 	IDPath         = "path"
 	IDTorch        = "torch"
 	IDEnv          = "env"
@@ -85,6 +86,12 @@ type Toolkit struct {
 	Dir        string // where it is (or would be) installed
 	Installed  bool   // Dir exists
 	HasReceipt bool   // cudaenv's install receipt is there
+	// From is where the receipt says it came from: nvidia, pypi, link.
+	From string
+	// LibrariesOnly: the receipt says the toolkit has no nvcc (CUDA 12
+	// from PyPI, --components without cuda_nvcc). A tree without bin/nvcc
+	// counts as one too.
+	LibrariesOnly bool
 	// Facts is what detect.Host.Toolkit found in Dir: missing files, the
 	// version the files state, host compiler limits, target architectures.
 	Facts detect.Toolkit
@@ -124,6 +131,9 @@ type Inputs struct {
 	// InstalledCUDA are the installed toolkit versions: a hint to switch
 	// names one of them, never a version that is not there.
 	InstalledCUDA []string
+	// CMake is the first cmake on PATH and the version it states; Path is
+	// "" when there is none.
+	CMake struct{ Path, Version string }
 }
 
 // Run runs every check on in, in the order of the ids above.
@@ -131,7 +141,7 @@ func Run(in Inputs) Report {
 	var r Report
 	for _, check := range []func(Inputs) Check{
 		checkToolkit, checkDriver, checkGPUArch, checkCudnn,
-		checkHostCompiler, checkPath, checkTorch, checkEnv,
+		checkHostCompiler, checkCMake, checkPath, checkTorch, checkEnv,
 	} {
 		r.Add(check(in))
 	}
@@ -145,6 +155,13 @@ func (in Inputs) cudaVersion() string {
 		return in.Toolkit.Version
 	}
 	return in.Toolkit.Facts.Version
+}
+
+// librariesOnly reports whether the selected toolkit has no nvcc: its
+// receipt says so, or its tree has no bin/nvcc.
+func (in Inputs) librariesOnly() bool {
+	tk := in.Toolkit
+	return tk.Installed && (tk.LibrariesOnly || tk.Facts.NVCC == "")
 }
 
 func (in Inputs) goos() string {

@@ -45,7 +45,21 @@ func healthy() Inputs {
 		NVCCOnPath:    []string{"/home/u/.cudaenv/shims/nvcc"},
 		CudnnOnLDPath: []string{"/home/u/.cudaenv/cudnn/9.5.1-cuda12/lib"},
 		OwnBinDirs:    []string{tkDir + "/bin", "/home/u/.cudaenv/shims"},
+		CMake:         struct{ Path, Version string }{"/usr/bin/cmake", "4.1.0"},
 	}
+}
+
+// cuda13 is healthy() with CUDA 13.0.0 from PyPI selected.
+func cuda13(dir string) Inputs {
+	in := healthy()
+	in.Toolkit.Version, in.Toolkit.Dir, in.Toolkit.From = "13.0.0", dir, "pypi"
+	in.Toolkit.Facts.Dir, in.Toolkit.Facts.Version, in.Toolkit.Facts.NVCC = dir, "13.0", dir+"/bin/nvcc"
+	in.Toolkit.Facts.Archs = compat.ArchsFor("13.0.0")
+	in.Driver.Version = "580.65.06"
+	in.Cudnn, in.CudnnOnLDPath, in.Torch = Cudnn{}, nil, nil
+	in.LDLibraryPath = []string{dir + "/lib"}
+	in.OwnBinDirs = []string{dir + "/bin", "/home/u/.cudaenv/shims"}
+	return in
 }
 
 func scenarios() map[string]Inputs {
@@ -112,6 +126,25 @@ func scenarios() map[string]Inputs {
 	in.Toolkit = Toolkit{}
 	in.Cudnn = Cudnn{}
 	s["nothing-selected"] = in
+
+	// CUDA 12 from PyPI: no nvcc on its own, another one on PATH, no
+	// CUDACXX; a note, not a failure.
+	in = healthy()
+	in.Toolkit.From, in.Toolkit.LibrariesOnly = "pypi", true
+	in.Toolkit.Facts.NVCC = ""
+	in.Toolkit.Facts.Missing = []string{"bin/nvcc", "nvvm/bin/cicc"}
+	in.NVCCOnPath = []string{"/usr/local/cuda-12.6/bin/nvcc"}
+	s["libraries-only"] = in
+
+	// CUDA 13.0.0 from PyPI: nvcc without the stubs it links with.
+	in = cuda13("/home/u/.cudaenv/versions/13.0.0")
+	in.Toolkit.Facts.LinkMissing = []string{"bin/crt/link.stub", "bin/crt/prelink.stub"}
+	s["cannot-link"] = in
+
+	// CUDA 13 with Debian 12's CMake.
+	in = cuda13("/home/u/.cudaenv/versions/13.0.0")
+	in.CMake.Version = "3.25.1"
+	s["old-cmake"] = in
 
 	in = healthy()
 	in.Toolkit.Installed = false

@@ -52,6 +52,13 @@ func Gather(ctx context.Context, h detect.Host, sel Selection) Inputs {
 	}
 	in.LDLibraryPath = detect.SplitList(h.Env["LD_LIBRARY_PATH"], h.GOOS)
 	in.NVCCOnPath = h.LookPathAll("nvcc")
+	if cm := h.LookPathAll("cmake"); len(cm) > 0 && in.Toolkit.Version != "" {
+		in.CMake.Path = cm[0]
+		if h.Run != nil {
+			out, _ := h.Run(ctx, cm[0], "--version")
+			in.CMake.Version = ParseCMakeVersion(out)
+		}
+	}
 	in.CudnnOnLDPath = h.DirsWithFile(in.LDLibraryPath, "libcudnn.so")
 	return in
 }

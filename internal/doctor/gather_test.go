@@ -28,6 +28,10 @@ func TestGatherFeedsRun(t *testing.T) {
 		tk + "/include/cuda_runtime.h":        "",
 		tk + "/include/crt/host_config.h":     string(hostConfig),
 		tk + "/lib/libcudart.so.12":           "",
+		tk + "/lib/libcudart_static.a":        "",
+		tk + "/bin/crt/link.stub":             "",
+		tk + "/bin/crt/prelink.stub":          "",
+		"/usr/bin/cmake":                      "",
 		cudnn + "/include/cudnn_version.h":    "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 5\n#define CUDNN_PATCHLEVEL 1\n",
 		cudnn + "/lib/libcudnn.so.9":          "",
 		"/usr/local/cuda/bin/nvcc":            "",
@@ -47,8 +51,9 @@ func TestGatherFeedsRun(t *testing.T) {
 		}
 	}
 	answers := map[string]string{
-		tk + "/bin/nvcc --list-gpu-arch":                                                        "compute_50\ncompute_75\ncompute_80\ncompute_89\ncompute_90\n",
-		"/usr/bin/g++ -dumpfullversion -dumpversion":                                            "13.2.0\n",
+		tk + "/bin/nvcc --list-gpu-arch":             "compute_50\ncompute_75\ncompute_80\ncompute_89\ncompute_90\n",
+		"/usr/bin/g++ -dumpfullversion -dumpversion": "13.2.0\n",
+		"/usr/bin/cmake --version":                   "cmake version 3.25.1\n\nCMake suite maintained and supported by Kitware (kitware.com/cmake).\n",
 		"/usr/bin/nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv,noheader": "560.35.05, NVIDIA L40S, 8.9\n",
 	}
 	run := func(_ context.Context, name string, args ...string) ([]byte, error) {
@@ -70,7 +75,8 @@ func TestGatherFeedsRun(t *testing.T) {
 		Cudnn:   Cudnn{Dir: cudnn, VariantMajor: 12},
 	})
 	if !in.Toolkit.Installed || in.Toolkit.Facts.HostLimits.GCCMax != "13" || in.Cudnn.Version != "9.5.1" ||
-		in.Driver.Version != "560.35.05" || len(in.GPUs) != 1 || len(in.Compilers) != 1 || in.Torch != nil {
+		in.Driver.Version != "560.35.05" || len(in.GPUs) != 1 || len(in.Compilers) != 1 || in.Torch != nil ||
+		in.CMake.Path != "/usr/bin/cmake" || in.CMake.Version != "3.25.1" {
 		t.Fatalf("Gather = %+v", in)
 	}
 	got := map[string]Status{}
@@ -78,7 +84,7 @@ func TestGatherFeedsRun(t *testing.T) {
 		got[c.ID] = c.Status
 	}
 	want := map[string]Status{
-		IDToolkit: OK, IDDriver: OK, IDGPUArch: OK, IDCudnn: OK, IDHostCompiler: OK,
+		IDToolkit: OK, IDDriver: OK, IDGPUArch: OK, IDCudnn: OK, IDHostCompiler: OK, IDCMake: OK, // 3.25 is fine for CUDA 12
 		IDPath:  Fail, // /usr/local/cuda/bin/nvcc comes first, and its lib64 carries a libcudnn
 		IDTorch: Skip, IDEnv: OK,
 	}

@@ -162,3 +162,41 @@ func TestGPUCheckSourceIsEmbedded(t *testing.T) {
 		t.Errorf("GPUCheckArgs = %v", got)
 	}
 }
+
+func TestCMakeHandlesCUDA13FromTheReleasesThatKnowIncludeCCCL(t *testing.T) {
+	tests := []struct {
+		cmake string
+		cuda  int
+		ok    bool
+	}{
+		{"3.25.1", 13, false}, // Debian 12
+		{"3.27.9", 13, false},
+		{"3.31.6", 13, false},
+		{"3.31.9", 13, true},
+		{"3.31.10", 13, true},
+		{"4.0.2", 13, false},
+		{"4.0.3", 13, true},
+		{"4.1.0", 13, true},
+		{"4.4.5", 13, true},
+		{"3.25.1", 12, true},
+		{"3.18.0", 11, true},
+	}
+	for _, tt := range tests {
+		if ok, want := cmakeHandles(tt.cmake, tt.cuda); ok != tt.ok || (!ok && want != "4.0.3") {
+			t.Errorf("cmake %s with CUDA %d: %v, %q; want %v", tt.cmake, tt.cuda, ok, want, tt.ok)
+		}
+	}
+}
+
+func TestParseCMakeVersion(t *testing.T) {
+	for out, want := range map[string]string{
+		"cmake version 3.25.1\n\nCMake suite maintained and supported by Kitware (kitware.com/cmake).\n": "3.25.1",
+		"cmake version 4.1.0-rc2\n": "4.1.0",
+		"cmake3 version 3.20\n":     "",
+		"":                          "",
+	} {
+		if got := ParseCMakeVersion([]byte(out)); got != want {
+			t.Errorf("%q: got %q, want %q", out, got, want)
+		}
+	}
+}

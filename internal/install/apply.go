@@ -3,6 +3,8 @@ package install
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -85,7 +87,9 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			}
 			return store.Receipt{}, fmt.Errorf("install %s: %w", pl.Label, err)
 		}
-		return withComponents(pl.Receipt, fr), nil
+		r := withComponents(pl.Receipt, fr)
+		r.LibrariesOnly = pl.Kind == store.CUDA && !hasNvcc(stage)
+		return r, nil
 	})
 	if err != nil {
 		return Result{}, err
@@ -100,6 +104,17 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 	}
 	in.event(res)
 	return res, nil
+}
+
+// hasNvcc reports whether a toolkit tree has the compiler driver; one
+// without it is a libraries-only entry.
+func hasNvcc(root string) bool {
+	for _, name := range []string{"nvcc", "nvcc.exe"} {
+		if fi, err := os.Stat(filepath.Join(root, "bin", name)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 func componentIDs(e store.Entry) []string {

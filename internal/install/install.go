@@ -62,8 +62,9 @@ type Options struct {
 
 // Installer plans and carries out installs with one set of Options.
 type Installer struct {
-	opts   Options
-	client *fetch.Client
+	opts     Options
+	client   *fetch.Client
+	fellBack bool // FallbackToPyPI was reported
 }
 
 // New checks the options (the mirror's scheme) and returns an Installer.
@@ -114,8 +115,8 @@ type Progress interface {
 	Finish()
 }
 
-// Event is one of FallbackToPyPI, SkippedWheel, TorchTargets, Adding,
-// LockUpdated, NotAsLocked or Result.
+// Event is one of FallbackToPyPI, SkippedWheel, UnlistedRelease,
+// TorchTargets, Adding, LockUpdated, NotAsLocked or Result.
 type Event interface{ event() }
 
 // FallbackToPyPI: with source auto, NVIDIA's server could not be reached
@@ -127,6 +128,13 @@ type FallbackToPyPI struct{ Err error }
 type SkippedWheel struct {
 	Component string
 	Reason    error
+}
+
+// UnlistedRelease: the PyPI index has a CUDA release that cudaenv's table
+// does not know; it is installed under its major.minor (Release) with the
+// newest wheels that fit, and Note says so.
+type UnlistedRelease struct {
+	Release, Note string
 }
 
 // TorchTargets: Request.For named a PyTorch release built with CUDA and
@@ -143,11 +151,12 @@ type Adding struct {
 	Missing []string // component ids, sorted
 }
 
-func (FallbackToPyPI) event() {}
-func (SkippedWheel) event()   {}
-func (TorchTargets) event()   {}
-func (Adding) event()         {}
-func (Result) event()         {}
+func (FallbackToPyPI) event()  {}
+func (SkippedWheel) event()    {}
+func (UnlistedRelease) event() {}
+func (TorchTargets) event()    {}
+func (Adding) event()          {}
+func (Result) event()          {}
 
 // Outcome says what an install did with one entry.
 type Outcome int
@@ -244,6 +253,14 @@ var platformKey = regexp.MustCompile(`^(linux|windows)-[a-z0-9_]+$`)
 // and carried out before the next is planned. Results are also reported,
 // one by one, as they are reached.
 func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error) {
+	source := req.Source
+	if source == "" {
+		source = "nvidia"
+	}
+	if !slices.Contains(Sources, source) {
+		return nil, fmt.Errorf("install: unknown source %q; use one of: %s", source, strings.Join(Sources, ", "))
+	}
+	req.Source = source
 	platform := req.Platform
 	if platform != "" && !platformKey.MatchString(platform) {
 		return nil, fmt.Errorf("install: %q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", platform)
@@ -279,13 +296,6 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	specs, err := in.Specs(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	source := req.Source
-	if source == "" {
-		source = "nvidia"
-	}
-	if !slices.Contains(Sources, source) {
-		return nil, fmt.Errorf("install: unknown source %q; use one of: %s", source, strings.Join(Sources, ", "))
 	}
 	profile := req.Profile
 	if profile == "" {
@@ -348,14 +358,14 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	return results, nil
 }
 
-// Specs are the versions a request installs: For's targets, else Args,
-// else what Here selects.
+// Specs are the versions a request installs: For's targets (the cuDNN
+// among those Request.Source offers), else Args, else what Here selects.
 func (in *Installer) Specs(ctx context.Context, req Request) ([]version.Spec, error) {
 	if req.For != "" {
 		if len(req.Args) > 0 {
 			return nil, errors.New("install --for picks the versions itself; drop the version arguments")
 		}
-		return in.forTorch(ctx, req.For)
+		return in.forTorch(ctx, req.For, req.Source)
 	}
 	if len(req.Args) == 0 {
 		sel, err := req.Here.find()

@@ -339,7 +339,7 @@ func TestInstallFromPyPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != "13.0.0" || p.Receipt.Source != "pypi" || p.Receipt.URL != ix.URL() || p.Receipt.Profile != "minimal" {
+	if p.Name != "13.0.3" || p.Receipt.Source != "pypi" || p.Receipt.URL != ix.URL() || p.Receipt.Profile != "minimal" {
 		t.Errorf("plan = %s %+v", p.Name, p.Receipt)
 	}
 	for _, a := range p.Artifacts {
@@ -354,6 +354,9 @@ func TestInstallFromPyPI(t *testing.T) {
 	if len(res) != 2 || res[0].Label != "CUDA 12.4.1" || res[0].Components != 2 || res[1].Label != "cuDNN 9.5.1.17-cuda12" {
 		t.Fatalf("results = %+v", res)
 	}
+	if !res[0].Entry.Receipt.LibrariesOnly {
+		t.Errorf("CUDA 12.4.1 from wheels has no nvcc, but its receipt does not say libraries only")
+	}
 	if _, err := os.Stat(filepath.Join(res[1].Entry.Dir, "lib", "libcudnn.so.9")); err != nil {
 		t.Errorf("cuDNN from wheels: %v", err)
 	}
@@ -362,7 +365,7 @@ func TestInstallFromPyPI(t *testing.T) {
 	}
 	// CUDA 12 wheels carry no nvcc.
 	_, err = in.Plan(context.Background(), spec(t, "12.4"), Target{Source: "pypi", Platform: "linux-x86_64", Profile: "minimal"})
-	if err == nil || !strings.Contains(err.Error(), "use --source nvidia") {
+	if err == nil || !strings.Contains(err.Error(), "wheels carry no nvcc") || strings.Contains(err.Error(), "--source nvidia") {
 		t.Errorf("err = %v", err)
 	}
 	// Offline cannot use an index.
@@ -561,18 +564,18 @@ func TestReleasesMarkInstalledOnes(t *testing.T) {
 	if _, err := in.Install(context.Background(), Request{Args: []string{"12.4", "cudnn@9.5"}, Profile: "minimal"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := in.Releases(context.Background(), version.CUDA, version.MustParse("12.4"))
+	got, err := in.Releases(context.Background(), version.CUDA, version.MustParse("12.4"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Remote{{"12.4.0", false}, {"12.4.1", true}}; !reflect.DeepEqual(got, want) {
+	if want := []Remote{{Release: "12.4.0"}, {Release: "12.4.1", Installed: true}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("cuda 12.4 = %+v, want %+v", got, want)
 	}
-	cudnn, err := in.Releases(context.Background(), version.Cudnn, version.MustParse("9.5"))
+	cudnn, err := in.Releases(context.Background(), version.Cudnn, version.MustParse("9.5"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(cudnn, Remote{"9.5.1", true}) {
+	if !slices.Contains(cudnn, Remote{Release: "9.5.1", Installed: true}) {
 		t.Errorf("cudnn 9.5 = %+v, want 9.5.1 marked (installed as 9.5.1.17)", cudnn)
 	}
 

@@ -462,7 +462,7 @@ func TestLockAndInstallFromPyPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ent, _ := st.Get(store.CUDA, "13.0.0"); res[0].Outcome != Installed || ent.Receipt.Source != "pypi" || ent.Receipt.URL != other.URL() {
+	if ent, _ := st.Get(store.CUDA, "13.0.3"); res[0].Outcome != Installed || ent.Receipt.Source != "pypi" || ent.Receipt.URL != other.URL() {
 		t.Errorf("result %+v, receipt %+v", res[0], ent.Receipt)
 	}
 	if n := w.mirror.Requests(); len(n) != 0 {

@@ -80,7 +80,7 @@ func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec,
 		probe.HeaderTimeout, probe.DocumentTimeout = 10*time.Second, 30*time.Second
 		pl, err := in.planNVIDIA(ctx, &probe, p, sp, t)
 		if err != nil && fetch.Unreachable(err) && !in.client.Offline {
-			in.event(FallbackToPyPI{Err: err})
+			in.fallBack(err)
 			return in.planPyPI(ctx, p, sp, t)
 		}
 		return pl, err
@@ -90,6 +90,15 @@ func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec,
 		err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
 	}
 	return pl, err
+}
+
+// fallBack reports, once per Installer, that NVIDIA's server could not be
+// reached and PyPI is used instead.
+func (in *Installer) fallBack(err error) {
+	if !in.fellBack {
+		in.fellBack = true
+		in.event(FallbackToPyPI{Err: err})
+	}
 }
 
 // planNVIDIA resolves the spec against NVIDIA's release index (or a

@@ -2,22 +2,30 @@ package install
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
+	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
 )
 
 // planPyPI pins the release's components as NVIDIA's wheels on a PEP 691/503
-// index. Component versions come from the release's manifest when one is
-// in the cache (NVIDIA is not asked: PyPI may be all the network there is),
-// else from the catalog built into cudaenv.
+// index. Which releases there are comes from the index itself (the versions
+// of its runtime wheels), named by cudaenv's table: the built-in catalog
+// and any NVIDIA manifest in the cache (NVIDIA is not asked: PyPI may be
+// all the network there is). A spec means the newest release the index has.
 func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.Spec, t Target) (*Plan, error) {
 	if in.client.Offline {
 		return nil, errors.New("install --source pypi: the PyPI index is needed to find the wheels; run without --offline")
@@ -42,40 +50,75 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	}
 
 	if p == fetch.CUDNN {
-		rel, ok := pypi.LatestCatalogCudnn(specPrefix(sp))
-		if !ok {
-			return nil, fmt.Errorf("install --source pypi: no cuDNN release matches %s in cudaenv's catalog; use --source nvidia", strings.TrimPrefix(sp.String(), "cudnn@"))
-		}
-		req, err := pypi.PlanCudnn(rel, t.CUDAMajor, t.Platform)
+		req, rel, err := in.pypiCudnn(ctx, idx, sp, t)
 		if err != nil {
-			return nil, fmt.Errorf("install cudnn %s: %w", rel.Version, err)
+			return nil, err
 		}
 		if pl.Artifacts, err = resolveAll([]pypi.Requirement{req}); err != nil {
-			return nil, fmt.Errorf("install cudnn %s from %s: %w", rel.Version, idx.URL(), err)
+			return nil, fmt.Errorf("install cudnn %s from %s: %w", req.Version, idx.URL(), err)
 		}
 		pl.Receipt.ManifestSHA256, pl.Release = rel.ManifestSHA256, rel.Version
 		pl.reselect = func([]string) ([]fetch.Artifact, error) { return pl.Artifacts, nil }
-		return pl, pl.setName(p, rel.Version, rel.CudnnVersion, t.CUDAMajor)
+		return pl, pl.setName(p, req.Version, req.Version, t.CUDAMajor)
 	}
 
-	rel, err := in.pypiRelease(ctx, sp)
+	offers, known, err := in.pypiOffers(ctx, idx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("install %s --source pypi: %w", sp, err)
 	}
 	psel := pypi.Selection{Profile: t.Profile, Components: t.Components}
+	offer, err := pypi.PickOffer(offers, sp, installsCompiler(psel), idx.URL())
+	if err != nil {
+		return nil, fmt.Errorf("install %s --source pypi: %w", sp, err)
+	}
+	rel, err := idx.Complete(ctx, offer, known, psel)
+	if err != nil {
+		return nil, fmt.Errorf("install %s --source pypi: %w", sp, err)
+	}
+	if !offer.Known {
+		in.event(UnlistedRelease{Release: offer.Name(), Note: offer.Note()})
+	}
 	reqs, err := pypi.Plan(rel, t.Platform, psel)
 	if err != nil {
 		return nil, fmt.Errorf("install %s --source pypi: %w", rel.Version, err)
 	}
-	if pl.Artifacts, err = resolveAll(reqs); err != nil {
+	res, err := idx.Resolve(ctx, t.Platform, reqs)
+	if err != nil {
 		return nil, fmt.Errorf("install %s from %s: %w", rel.Version, idx.URL(), err)
 	}
+	// Releases that share a runtime version look alike in the listing; of
+	// those, the newest whose wheels the index has is meant.
+	for _, sib := range pypi.Siblings(offers, offer, installsCompiler(psel)) {
+		if len(res.Skipped) == 0 {
+			break
+		}
+		if v, err := version.Parse(sib.Name()); err != nil || !sp.Match(v) {
+			continue
+		}
+		sreqs, err := pypi.Plan(sib.Release, t.Platform, psel)
+		if err != nil {
+			continue
+		}
+		if sres, err := idx.Resolve(ctx, t.Platform, sreqs); err == nil && len(sres.Skipped) < len(res.Skipped) {
+			offer, rel, res = sib, sib.Release, sres
+		}
+	}
+	for _, sk := range res.Skipped {
+		in.event(SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
+	}
+	pl.Artifacts = wheelArtifacts(res.Artifacts)
 	if len(pl.Artifacts) == 0 {
 		return nil, fmt.Errorf("install %s --source pypi: the index has none of its wheels for %s", rel.Version, t.Platform)
 	}
 	pl.Receipt.ManifestSHA256, pl.Release = rel.ManifestSHA256, rel.Version
 	pl.reselect = func(ids []string) ([]fetch.Artifact, error) {
-		reqs, err := pypi.Plan(rel, t.Platform, pypi.Selection{Components: ids})
+		full := rel
+		if !offer.Known {
+			if full, err = idx.Complete(ctx, offer, known, pypi.Selection{Components: ids}); err != nil {
+				return nil, err
+			}
+		}
+		reqs, err := pypi.Plan(full, t.Platform, pypi.Selection{Components: ids})
 		if err != nil {
 			return nil, err
 		}
@@ -84,29 +127,158 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	return pl, pl.setName(p, rel.Version, "", 0)
 }
 
-// pypiRelease finds the CUDA release for a spec: from a cached NVIDIA
-// manifest if there is one, else from the built-in catalog.
-func (in *Installer) pypiRelease(ctx context.Context, sp version.Spec) (pypi.Release, error) {
+// installsCompiler reports whether a selection installs nvcc's wheel, the
+// one known-broken wheel sets are broken in.
+func installsCompiler(sel pypi.Selection) bool {
+	if len(sel.Components) == 0 {
+		return true // every profile has cuda_nvcc
+	}
+	return slices.ContainsFunc(sel.Components, func(id string) bool { return strings.TrimSpace(id) == "cuda_nvcc" })
+}
+
+// pypiOffers lists the CUDA releases the index has, and the known releases
+// they were named with. The list is also cached for shell completion.
+func (in *Installer) pypiOffers(ctx context.Context, idx *pypi.Index) ([]pypi.Offer, []pypi.Release, error) {
+	known := in.knownReleases(ctx)
+	byProject, err := idx.ManyVersions(ctx, pypi.RuntimeProjects())
+	if err != nil {
+		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w", idx.URL(), err)
+	}
+	var runtime []string
+	for _, vs := range byProject {
+		runtime = append(runtime, vs...)
+	}
+	offers := pypi.Offers(known, runtime)
+	if len(offers) == 0 {
+		return nil, nil, fmt.Errorf("%s has no CUDA runtime wheels (%s); is CUDAENV_PYPI_INDEX a mirror of PyPI's NVIDIA projects?", idx.URL(), strings.Join(pypi.RuntimeProjects(), ", "))
+	}
+	var names []string
+	for _, o := range offers {
+		names = append(names, o.Name())
+	}
+	in.cacheListing(idx.URL(), fetch.CUDA, names)
+	return offers, known, nil
+}
+
+// knownReleases is cudaenv's table of releases: the built-in catalog, and
+// the releases of NVIDIA manifests in the download cache that it lacks.
+func (in *Installer) knownReleases(ctx context.Context) []pypi.Release {
+	known := pypi.CatalogReleases()
+	have := map[string]bool{}
+	for _, r := range known {
+		have[r.Version] = true
+	}
 	cached := *in.client
 	cached.Offline = true
 	if releases, err := cached.Releases(ctx, fetch.CUDA, false); err == nil {
-		if rel, err := pickRelease(fetch.CUDA, sp, releases); err == nil {
-			if m, err := cached.Manifest(ctx, fetch.CUDA, rel); err == nil {
-				return releaseFromManifest(m), nil
+		for _, r := range releases {
+			if have[r] {
+				continue
+			}
+			if m, err := cached.Manifest(ctx, fetch.CUDA, r); err == nil {
+				known = append(known, releaseFromManifest(m))
 			}
 		}
 	}
-	byVersion := map[string]pypi.Release{}
-	var names []string
-	for _, r := range pypi.CatalogReleases() {
-		byVersion[r.Version] = r
-		names = append(names, r.Version)
+	return known
+}
+
+// pypiCudnn pins the cuDNN wheel for the target's CUDA major: the newest
+// version of nvidia-cudnn-cu<major> on the index that the spec matches.
+func (in *Installer) pypiCudnn(ctx context.Context, idx *pypi.Index, sp version.Spec, t Target) (pypi.Requirement, pypi.CudnnRelease, error) {
+	want := strings.TrimPrefix(sp.String(), "cudnn@")
+	project, err := pypi.Project("cudnn", t.CUDAMajor)
+	if err != nil {
+		return pypi.Requirement{}, pypi.CudnnRelease{}, fmt.Errorf("install cudnn %s: %w", want, err)
 	}
-	best, ok := bestOf(sp, names)
+	if !pypi.KnownPlatform(t.Platform) {
+		return pypi.Requirement{}, pypi.CudnnRelease{}, fmt.Errorf("install cudnn %s: NVIDIA publishes no wheels for platform %s", want, t.Platform)
+	}
+	vs, err := idx.Versions(ctx, project)
+	if err != nil {
+		return pypi.Requirement{}, pypi.CudnnRelease{}, fmt.Errorf("install cudnn %s: %w", want, err)
+	}
+	ver, ok := pypi.PickVersion(vs, sp)
 	if !ok {
-		return pypi.Release{}, fmt.Errorf("install --source pypi: no CUDA release matches %s in cudaenv's catalog (it has %s); use --source nvidia", sp, strings.Join(names, ", "))
+		near := vs
+		if len(near) > 8 {
+			near = near[len(near)-8:]
+		}
+		msg := fmt.Sprintf("install cudnn %s: %s has no version %s for CUDA %d", want, idx.URL(), want, t.CUDAMajor)
+		if len(near) > 0 {
+			msg += "; its newest: " + strings.Join(near, ", ")
+		}
+		return pypi.Requirement{}, pypi.CudnnRelease{}, errors.New(msg + "; see: cudaenv ls-remote cudnn --source pypi")
 	}
-	return byVersion[best], nil
+	var rel pypi.CudnnRelease
+	for _, r := range pypi.CatalogCudnnReleases() {
+		if pypi.SameVersion(r.CudnnVersion, ver) {
+			rel = r
+		}
+	}
+	return pypi.Requirement{Component: "cudnn", Project: project, Version: ver}, rel, nil
+}
+
+// pypiCudnnVersions lists the cuDNN versions the index has for a CUDA
+// major (every major with a cuDNN wheel when major is 0), oldest first.
+func (in *Installer) pypiCudnnVersions(ctx context.Context, idx *pypi.Index, major int) (map[string][]int, error) {
+	majors := []int{11, 12, 13}
+	if major != 0 {
+		majors = []int{major}
+	}
+	projects := map[string]int{}
+	var names []string
+	for _, m := range majors {
+		if p, err := pypi.Project("cudnn", m); err == nil {
+			projects[p] = m
+			names = append(names, p)
+		}
+	}
+	byProject, err := idx.ManyVersions(ctx, names)
+	if err != nil {
+		return nil, fmt.Errorf("list cuDNN releases on %s: %w", idx.URL(), err)
+	}
+	out := map[string][]int{}
+	for p, vs := range byProject {
+		for _, v := range vs {
+			out[v] = append(out[v], projects[p])
+		}
+	}
+	for v := range out {
+		sort.Ints(out[v])
+	}
+	return out, nil
+}
+
+// cacheListing keeps what an index offers where shell completion reads
+// cached release indexes (fetch.CachedReleases); it never downloads.
+func (in *Installer) cacheListing(indexURL string, p fetch.Product, names []string) {
+	if in.opts.CacheDir == "" || len(names) == 0 {
+		return
+	}
+	sum := sha256.Sum256([]byte(indexURL))
+	data, err := json.Marshal(struct {
+		Base     string    `json:"base"`
+		Fetched  time.Time `json:"fetched"`
+		Releases []string  `json:"releases"`
+	}{indexURL, time.Now().UTC(), names})
+	if err != nil {
+		return
+	}
+	_ = atomicfile.Write(filepath.Join(in.opts.CacheDir, "index", "pypi-"+hex.EncodeToString(sum[:6]), string(p)+".json"), data, 0o644)
+}
+
+// ReleasesShipping names the CUDA releases in cudaenv's table that shipped
+// a component build ("cuda_nvcc", "13.0.48" → 13.0.0), oldest first: what
+// link names a pip or conda tree by (store.ReleaseTable).
+func ReleasesShipping(component, build string) []string {
+	var out []string
+	for _, r := range pypi.CatalogReleases() {
+		if c, ok := r.Component(component); ok && pypi.SameVersion(c.Version, build) {
+			out = append(out, r.Version)
+		}
+	}
+	return out
 }
 
 // releaseFromManifest lists a manifest's components with their versions
@@ -123,13 +295,6 @@ func releaseFromManifest(m *fetch.Manifest) pypi.Release {
 		r.Components = append(r.Components, pypi.Component{ID: id, Version: c.Version, Platforms: plats})
 	}
 	return r
-}
-
-func specPrefix(sp version.Spec) string {
-	if sp.Kind == version.Latest {
-		return ""
-	}
-	return sp.Prefix.String()
 }
 
 // wheelArtifacts turns resolved wheels into fetch artifacts that unpack

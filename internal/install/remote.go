@@ -4,31 +4,61 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/fetch/pypi"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
 )
 
-// Remote is one release the server offers.
+// Remote is one release a source offers.
 type Remote struct {
-	Release   string // as the server names it: "12.4.1", "9.5.1"
+	Release   string // as the source names it: "12.4.1", "9.5.1", "13.5" (PyPI, not in the table)
 	Installed bool   // in the store (a cuDNN release by its first three parts)
+	Note      string // what is special about it, or ""
 }
 
-// Releases lists the releases of tool (cuda or cudnn) the server (or
-// mirror, or with Offline the cached index) offers, oldest first, those
-// under prefix only when prefix is not nil.
-func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix version.Version) ([]Remote, error) {
+// Releases lists the releases of tool (cuda or cudnn) that source offers,
+// oldest first, those under prefix only when prefix is not nil: NVIDIA's
+// server (or mirror, or with Offline the cached index), the PyPI index
+// (CUDA releases read from its runtime wheels; cuDNN from its
+// nvidia-cudnn-cu<major> wheels; with Offline cudaenv's built-in table),
+// or auto (NVIDIA, the PyPI index when the server cannot be reached).
+func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix version.Version, source string) ([]Remote, error) {
 	p, kind := fetch.CUDA, store.CUDA
 	if tool == version.Cudnn {
 		p, kind = fetch.CUDNN, store.Cudnn
 	}
-	releases, err := in.client.Releases(ctx, p, in.opts.Refresh)
-	if err != nil {
-		if fetch.Unreachable(err) {
-			err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or run with --offline to list the cached index", err)
+	if source == "" {
+		source = "nvidia"
+	}
+	if !slices.Contains(Sources, source) {
+		return nil, fmt.Errorf("ls-remote: unknown source %q; use one of: %s", source, strings.Join(Sources, ", "))
+	}
+	var all []Remote
+	var err error
+	switch source {
+	case "pypi":
+		all, err = in.pypiReleases(ctx, p)
+	case "auto":
+		probe := *in.client
+		probe.Retries, probe.RetryDelay = 1, 200*time.Millisecond
+		probe.HeaderTimeout, probe.DocumentTimeout = 10*time.Second, 30*time.Second
+		all, err = nvidiaReleases(ctx, &probe, p, in.opts.Refresh)
+		if err != nil && fetch.Unreachable(err) && !in.client.Offline {
+			in.fallBack(err)
+			all, err = in.pypiReleases(ctx, p)
 		}
+	default:
+		all, err = nvidiaReleases(ctx, in.client, p, in.opts.Refresh)
+		if err != nil && fetch.Unreachable(err) {
+			err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	installed := map[string]bool{}
@@ -40,14 +70,101 @@ func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix ver
 		}
 	}
 	var out []Remote
-	for _, r := range releases {
-		v, err := version.Parse(r)
+	for _, r := range all {
+		v, err := version.Parse(r.Release)
 		if err != nil || (prefix != nil && !v.HasPrefix(prefix)) {
 			continue
 		}
-		out = append(out, Remote{Release: r, Installed: installed[v.String()]})
+		r.Installed = installed[v.String()]
+		out = append(out, r)
 	}
 	return out, nil
+}
+
+func nvidiaReleases(ctx context.Context, client *fetch.Client, p fetch.Product, refresh bool) ([]Remote, error) {
+	releases, err := client.Releases(ctx, p, refresh)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Remote, len(releases))
+	for i, r := range releases {
+		out[i] = Remote{Release: r}
+	}
+	return out, nil
+}
+
+// pypiReleases are what the PyPI index offers; offline, cudaenv's table.
+func (in *Installer) pypiReleases(ctx context.Context, p fetch.Product) ([]Remote, error) {
+	if in.client.Offline {
+		var out []Remote
+		if p == fetch.CUDNN {
+			for _, r := range pypi.CatalogCudnnReleases() {
+				out = append(out, Remote{Release: r.CudnnVersion, Note: "from cudaenv's table (offline)"})
+			}
+			return dedupe(out), nil
+		}
+		for _, r := range pypi.CatalogReleases() {
+			out = append(out, Remote{Release: r.Version, Note: "from cudaenv's table (offline)"})
+		}
+		return out, nil
+	}
+	idx, err := in.pypiIndex()
+	if err != nil {
+		return nil, err
+	}
+	if p == fetch.CUDNN {
+		have, err := in.pypiCudnnVersions(ctx, idx, 0)
+		if err != nil {
+			return nil, err
+		}
+		var vs []string
+		for v := range have {
+			vs = append(vs, v)
+		}
+		sortVersions(vs)
+		out := make([]Remote, len(vs))
+		for i, v := range vs {
+			var majors []string
+			for _, m := range have[v] {
+				majors = append(majors, strconv.Itoa(m))
+			}
+			out[i] = Remote{Release: v, Note: "for CUDA " + strings.Join(majors, " and ")}
+		}
+		in.cacheListing(idx.URL(), fetch.CUDNN, vs)
+		return out, nil
+	}
+	offers, _, err := in.pypiOffers(ctx, idx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Remote, len(offers))
+	for i, o := range offers {
+		out[i] = Remote{Release: o.Name(), Note: o.Note()}
+	}
+	return out, nil
+}
+
+func dedupe(rs []Remote) []Remote {
+	seen := map[string]bool{}
+	var out []Remote
+	for _, r := range rs {
+		if !seen[r.Release] {
+			seen[r.Release] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func sortVersions(vs []string) {
+	slices.SortFunc(vs, func(a, b string) int {
+		va, ea := version.Parse(a)
+		vb, eb := version.Parse(b)
+		if ea != nil || eb != nil {
+			return strings.Compare(a, b)
+		}
+		return version.Compare(va, vb)
+	})
 }
 
 // CachedReleases are the releases of tool in every release index cached

@@ -2,8 +2,10 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cudaenv/cudaenv/compat"
 	"github.com/cudaenv/cudaenv/fetch"
@@ -12,8 +14,10 @@ import (
 
 // forTorch turns "torch==X" into a CUDA spec (major.minor of the build
 // this machine's driver runs) and the cuDNN release nearest to the one the
-// wheels bundle, among those the server offers.
-func (in *Installer) forTorch(ctx context.Context, arg string) ([]version.Spec, error) {
+// wheels bundle, among those source offers: NVIDIA's releases, or the
+// nvidia-cudnn-cu<major> versions on the PyPI index (where the very build
+// PyTorch pins, 9.1.0.70 for 2.5, is found).
+func (in *Installer) forTorch(ctx context.Context, arg, source string) ([]version.Spec, error) {
 	cuda, bundled, err := in.torchTargets(ctx, arg)
 	if err != nil {
 		return nil, err
@@ -27,16 +31,65 @@ func (in *Installer) forTorch(ctx context.Context, arg string) ([]version.Spec, 
 	if err != nil {
 		return specs, nil // no cuDNN known for this build
 	}
-	releases, err := in.client.Releases(ctx, fetch.CUDNN, false)
+	near, err := in.cudnnNear(ctx, want, cudaSpec.Prefix.Major(), source)
 	if err != nil {
 		return nil, fmt.Errorf("install --for: %w", err)
 	}
-	near := nearestRelease(want, releases)
 	if near == nil {
 		return specs, nil
 	}
 	in.event(TorchTargets{For: arg, CUDA: cuda, BundledCudnn: bundled, Cudnn: near.String()})
 	return append(specs, version.Spec{Tool: version.Cudnn, Kind: version.Prefix, Prefix: near}), nil
+}
+
+// cudnnNear is the cuDNN release nearest to want that source offers for
+// a CUDA major; with auto, NVIDIA's unless its server cannot be reached.
+func (in *Installer) cudnnNear(ctx context.Context, want version.Version, cudaMajor int, source string) (version.Version, error) {
+	client := in.client
+	switch source {
+	case "pypi":
+		return in.pypiCudnnNear(ctx, want, cudaMajor)
+	case "auto":
+		probe := *in.client
+		probe.Retries, probe.RetryDelay = 1, 200*time.Millisecond
+		client = &probe
+	}
+	releases, err := client.Releases(ctx, fetch.CUDNN, false)
+	if err != nil && source == "auto" && fetch.Unreachable(err) && !in.client.Offline {
+		in.fallBack(err)
+		return in.pypiCudnnNear(ctx, want, cudaMajor)
+	}
+	if err != nil {
+		if fetch.Unreachable(err) {
+			err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
+		}
+		return nil, err
+	}
+	return nearestRelease(want, releases), nil
+}
+
+// pypiCudnnNear is want itself when the index has that build for the CUDA
+// major, else the nearest version it has.
+func (in *Installer) pypiCudnnNear(ctx context.Context, want version.Version, cudaMajor int) (version.Version, error) {
+	if in.client.Offline {
+		return nil, errors.New("--source pypi: the PyPI index is needed to find the cuDNN wheels; run without --offline")
+	}
+	idx, err := in.pypiIndex()
+	if err != nil {
+		return nil, err
+	}
+	have, err := in.pypiCudnnVersions(ctx, idx, cudaMajor)
+	if err != nil {
+		return nil, err
+	}
+	var vs []string
+	for v := range have {
+		if pv, err := version.Parse(v); err == nil && version.Compare(pv, want) == 0 {
+			return pv, nil
+		}
+		vs = append(vs, v)
+	}
+	return nearestRelease(want, vs), nil
 }
 
 // torchTargets are the CUDA and the cuDNN of the build of a PyTorch

@@ -109,6 +109,14 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 				tool("cudafe++", "cudafe++"),
 				file{name: "bin/nvcc.profile", body: nvccProfile},
 			)
+			// As on the real index: the 13.0.48 wheel (CUDA 13.0.0) lacks the
+			// stubs nvcc links every program with; later ones have them.
+			if version != "13.0.48" {
+				fs = append(fs,
+					file{name: "bin/crt/link.stub", body: "/* link.stub */\n"},
+					file{name: "bin/crt/prelink.stub", body: "/* prelink.stub */\n"},
+				)
+			}
 		} else {
 			fs = append(fs,
 				file{name: "include/crt/host_config.h", body: "/* crt/host_config.h */\n"},

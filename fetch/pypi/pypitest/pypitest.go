@@ -43,6 +43,7 @@ type config struct {
 	missing   map[string]bool
 	extra     []pypi.Release
 	entries   map[string][]Entry
+	cudnn     []pypi.CudnnRelease
 }
 
 // HTMLOnly makes the index serve PEP 503 HTML whatever the client accepts.
@@ -57,6 +58,14 @@ func Releases(versions ...string) Option {
 // ExtraRelease adds wheels for a release that is not in the catalog, e.g. a
 // newer one a live manifest would describe.
 func ExtraRelease(r pypi.Release) Option { return func(c *config) { c.extra = append(c.extra, r) } }
+
+// ExtraCudnn adds nvidia-cudnn-cu<major> wheels of a cuDNN build the
+// catalog lacks (9.1.0.70, which PyTorch 2.4 to 2.7 pin) for these majors.
+func ExtraCudnn(cudnnVersion string, cudaMajors ...int) Option {
+	return func(c *config) {
+		c.cudnn = append(c.cudnn, pypi.CudnnRelease{Version: cudnnVersion, CudnnVersion: cudnnVersion, CUDAMajors: cudaMajors})
+	}
+}
 
 // Platforms limits the generated wheels to these redist platforms (default:
 // linux-x86_64, linux-sbsa and windows-x86_64).
@@ -184,7 +193,7 @@ func New(tb testing.TB, opts ...Option) *Index {
 		}
 	}
 	rels = append(rels, cfg.extra...)
-	for _, r := range pypi.CatalogCudnnReleases() {
+	for _, r := range append(pypi.CatalogCudnnReleases(), cfg.cudnn...) {
 		for _, major := range r.CUDAMajors {
 			rels = append(rels, pypi.Release{Version: fmt.Sprint(major), Components: []pypi.Component{{ID: "cudnn", Version: r.CudnnVersion}}})
 		}
