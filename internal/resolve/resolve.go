@@ -183,7 +183,7 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 				specs, err = ParseToolVersions(path, data)
 			}
 			if err != nil || len(specs) > 0 {
-				return found(specs, Source{Kind: FromFile, Path: path}, err)
+				return found(specs, Source{Kind: FromFile, Path: path}, hideLinked(path, err))
 			}
 		}
 		parent := filepath.Dir(d)
@@ -329,6 +329,10 @@ type SyntaxError struct {
 	Line int // 0 when the text has no lines (CUDAENV_VERSION)
 	Text string
 	Why  string
+	// Linked: File is a symbolic link, so its text may be any file's (a
+	// cloned repository can point .cuda-version at ~/.aws/credentials):
+	// the error then does not show the text.
+	Linked bool
 }
 
 func (e *SyntaxError) Error() string {
@@ -337,7 +341,10 @@ func (e *SyntaxError) Error() string {
 		where += ":" + strconv.Itoa(e.Line)
 	}
 	why := e.Why
-	if why == "" {
+	switch {
+	case e.Linked:
+		why = "not a version file (it is a link to another file, whose text is not shown); a version file holds specs like 12.4"
+	case why == "":
 		why = "invalid version " + strconv.Quote(e.Text)
 	}
 	return where + ": " + why
@@ -427,4 +434,16 @@ func add(specs []version.Spec, sp version.Spec, name string, line int, word stri
 		}
 	}
 	return append(specs, sp), nil
+}
+
+// hideLinked marks a syntax error in a file reached through a symbolic
+// link, so its text is not printed.
+func hideLinked(path string, err error) error {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			se.Linked = true
+		}
+	}
+	return err
 }
