@@ -21,7 +21,7 @@ var allowed = map[string][]string{
 	// Leaves: pure logic and data, no cudaenv imports (compat's test
 	// reads its own generator).
 	"internal/version":    {},
-	"internal/dirs":       {},
+	"internal/dirs":       {"internal/config"}, // system_root from the settings file
 	"internal/envdiff":    {},
 	"internal/config":     {},
 	"internal/modulefile": {"internal/envdiff"},

@@ -3,9 +3,12 @@
 package dirs
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/adrg/xdg"
+
+	"github.com/cudaenv/cudaenv/internal/config"
 )
 
 // Dirs is the on-disk layout.
@@ -13,6 +16,10 @@ type Dirs struct {
 	Root   string // the store: cuda/, cudnn/, shims/
 	Config string // holds the global default file
 	Cache  string // downloads, the release index, hook stamps
+	// System is the shared system store (an admin's /opt/cudaenv on NFS
+	// or Lustre), read beside Root and never written by users; "" for
+	// none. It is always absolute.
+	System string
 }
 
 // Lookup reads one environment variable.
@@ -36,7 +43,26 @@ func FromEnv(env Lookup) Dirs {
 	if v, ok := env("CUDAENV_CACHE_DIR"); ok && v != "" {
 		d.Cache = v
 	}
+	d.System = systemRoot(env, d.Config)
 	return d
+}
+
+// systemRoot is CUDAENV_SYSTEM_ROOT, else system_root in the settings
+// file. A relative folder would name another store in every directory,
+// so it counts as none (the --system commands say so).
+func systemRoot(env Lookup, configDir string) string {
+	v, ok := env("CUDAENV_SYSTEM_ROOT")
+	if !ok || v == "" {
+		data, err := os.ReadFile(filepath.Join(configDir, config.FileName))
+		if err != nil {
+			return ""
+		}
+		v, _ = config.Lookup(data, "system_root")
+	}
+	if v == "" || !filepath.IsAbs(v) {
+		return ""
+	}
+	return filepath.Clean(v)
 }
 
 // CUDA is the folder of installed toolkits, one per full version.

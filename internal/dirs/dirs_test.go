@@ -1,6 +1,7 @@
 package dirs
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,5 +27,35 @@ func TestFromEnvFallsBackToXDG(t *testing.T) {
 		if !strings.HasSuffix(p, "cudaenv") {
 			t.Errorf("%q does not end in cudaenv", p)
 		}
+	}
+}
+
+func TestFromEnvFindsTheSystemStore(t *testing.T) {
+	cfg := t.TempDir()
+	tests := []struct {
+		desc, envValue, file, want string
+	}{
+		{"from CUDAENV_SYSTEM_ROOT", "/opt/cuda env/", "", "/opt/cuda env"},
+		{"from system_root in the settings file", "", "system_root = /lustre/$x/cudaenv\n", "/lustre/$x/cudaenv"},
+		{"the variable before the file", "/opt/a", "system_root = /opt/b\n", "/opt/a"},
+		{"a relative folder is none", "opt/cudaenv", "", ""},
+		{"a relative folder in the file is none", "", "system_root = cudaenv\n", ""},
+		{"neither is none", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			path := filepath.Join(cfg, "config")
+			os.Remove(path)
+			if tt.file != "" {
+				if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := map[string]string{"CUDAENV_CONFIG_DIR": cfg, "CUDAENV_SYSTEM_ROOT": tt.envValue}
+			d := FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+			if d.System != tt.want {
+				t.Errorf("System = %q, want %q", d.System, tt.want)
+			}
+		})
 	}
 }
