@@ -199,7 +199,7 @@ func (s *Store) Link(target string, cudnnMajor int) (Entry, error) {
 		return Entry{}, err
 	}
 	defer unlock()
-	if e, ok := s.Get(kind, name); ok {
+	if e, ok := s.GetOwn(kind, name); ok { // a system store's entry is shadowed, not replaced
 		how := "installed"
 		if e.Linked() {
 			how = "linked to " + e.Path

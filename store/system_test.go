@@ -1,0 +1,263 @@
+package store
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/cudaenv/cudaenv/internal/dirs"
+)
+
+// layered is a user store with a system store beside it; the system
+// store is filled by its admin (NewSystem).
+func layered(t *testing.T) (user, admin *Store) {
+	base := t.TempDir()
+	d := dirs.Dirs{
+		Root:   filepath.Join(base, `user "$x"`),
+		Config: filepath.Join(base, "cfg"),
+		Cache:  filepath.Join(base, "cache"),
+		System: filepath.Join(base, `sys tem`),
+	}
+	admin, err := NewSystem(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(d), admin
+}
+
+func install(t *testing.T, s *Store, k Kind, name string) Entry {
+	t.Helper()
+	e, err := s.Install(k, name, func(stage string) (Receipt, error) {
+		return Receipt{Source: "nvidia"}, os.MkdirAll(filepath.Join(stage, "bin"), 0o755)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func labels(list []Entry) string {
+	var out []string
+	for _, e := range list {
+		s := e.Name
+		if e.System {
+			s += "(system)"
+		}
+		if e.Shadows {
+			s += "(shadows)"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestAUserSeesTheSystemStoresVersionsBesideTheirOwn(t *testing.T) {
+	user, admin := layered(t)
+	install(t, admin, CUDA, "11.8.0")
+	install(t, admin, CUDA, "12.4.1")
+	install(t, admin, Cudnn, "9.5.1.17-cuda12")
+	install(t, user, CUDA, "12.4.1")
+	install(t, user, CUDA, "12.6.3")
+
+	list, err := user.List(CUDA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := labels(list), "11.8.0(system) 12.4.1(shadows) 12.6.3"; got != want {
+		t.Errorf("List = %s, want %s", got, want)
+	}
+	if list[1].Dir != filepath.Join(user.Dirs.CUDA(), "12.4.1") {
+		t.Errorf("the shadowing entry is %s, want the user's", list[1].Dir)
+	}
+	cudnn, _ := user.List(Cudnn)
+	if got := labels(cudnn); got != "9.5.1.17-cuda12(system)" {
+		t.Errorf("List(cudnn) = %s", got)
+	}
+	if e, ok := user.Get(CUDA, "11.8.0"); !ok || !e.System || e.Dir != filepath.Join(admin.Dirs.CUDA(), "11.8.0") {
+		t.Errorf("Get(11.8.0) = %+v, %v", e, ok)
+	}
+	if e, ok := user.Get(CUDA, "12.4.1"); !ok || e.System || !e.Shadows {
+		t.Errorf("Get(12.4.1) = %+v, %v", e, ok)
+	}
+	if _, ok := user.GetOwn(CUDA, "11.8.0"); ok {
+		t.Error("GetOwn found the system store's entry")
+	}
+	if list, _ := admin.List(CUDA); labels(list) != "11.8.0 12.4.1" {
+		t.Errorf("the admin's view of the system store = %s", labels(list))
+	}
+}
+
+func TestAStoreWhoseSystemRootIsItsOwnRootHasNoSecondLayer(t *testing.T) {
+	root := t.TempDir()
+	s := New(dirs.Dirs{Root: root, System: root + "/"})
+	if s.System != nil {
+		t.Error("the store reads itself twice")
+	}
+}
+
+func TestAUserCannotUninstallASystemEntry(t *testing.T) {
+	user, admin := layered(t)
+	install(t, admin, CUDA, "12.4.1")
+	e, _ := user.Get(CUDA, "12.4.1")
+	err := user.Remove(e)
+	if err == nil || !strings.Contains(err.Error(), "only its admin changes (cudaenv uninstall --system)") {
+		t.Fatalf("Remove = %v", err)
+	}
+	if _, ok := admin.Get(CUDA, "12.4.1"); !ok {
+		t.Fatal("the system entry is gone")
+	}
+	sys, _ := admin.Get(CUDA, "12.4.1")
+	if err := admin.Remove(sys); err != nil {
+		t.Fatalf("the admin's Remove: %v", err)
+	}
+}
+
+func TestAUserLinkOrInstallShadowsTheSystemEntryInsteadOfFailing(t *testing.T) {
+	user, admin := layered(t)
+	install(t, admin, CUDA, "12.4.1")
+	target := filepath.Join(t.TempDir(), "cuda-12.4")
+	fakeToolkit(t, target, "12.4.1")
+	e, err := user.Link(target, 0)
+	if err != nil {
+		t.Fatalf("Link: %v", err)
+	}
+	if e.System || !e.Shadows || e.Path != target {
+		t.Errorf("linked entry = %+v", e)
+	}
+}
+
+// snapshot records every file under root: name, type, mode, size, mtime
+// and ctime (a chmod or a rewrite with the same bytes changes ctime).
+func snapshot(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		fmt.Fprintf(&b, "%s %v %d %d %d.%d\n", p, fi.Mode(), fi.Size(), fi.ModTime().UnixNano(), st.Ctim.Sec, st.Ctim.Nsec)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestNothingAUserDoesWritesToTheSystemStore(t *testing.T) {
+	user, admin := layered(t)
+	install(t, admin, CUDA, "12.4.1")
+	install(t, admin, Cudnn, "9.5.1.17-cuda12")
+	target := filepath.Join(t.TempDir(), "cuda-11.8")
+	fakeToolkit(t, target, "11.8.0")
+	if _, err := admin.Link(target, 0); err != nil {
+		t.Fatal(err)
+	}
+	// Leftovers of an admin's interrupted install: a user's cleanup must
+	// leave them for the admin.
+	os.MkdirAll(filepath.Join(admin.Dirs.CUDA(), ".stage-12.6.3-1"), 0o755)
+	before := snapshot(t, admin.Dirs.Root)
+
+	for _, k := range []Kind{CUDA, Cudnn} {
+		if _, err := user.List(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user.Get(CUDA, "12.4.1")
+	user.Get(CUDA, "11.8.0")
+	install(t, user, CUDA, "12.4.1")
+	install(t, user, CUDA, "12.4.1") // a reinstall: aside, trash
+	unlock, err := user.Lock(CUDA, "11.8.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	user.CleanStaging()
+	e, _ := user.Get(CUDA, "12.4.1")
+	if err := user.Remove(e); err != nil {
+		t.Fatal(err)
+	}
+	e, _ = user.Get(CUDA, "12.4.1")
+	if !e.System {
+		t.Fatalf("after the user's copy went, Get = %+v", e)
+	}
+	user.Remove(e) // refused
+
+	if after := snapshot(t, admin.Dirs.Root); after != before {
+		t.Errorf("the system store changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+func TestSystemInstallsAreReadableByAllWhateverTheUmask(t *testing.T) {
+	_, admin := layered(t)
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	e, err := admin.Install(CUDA, "12.4.1", func(stage string) (Receipt, error) {
+		for _, f := range []struct {
+			name string
+			mode fs.FileMode
+		}{
+			{"bin/nvcc", 0o700},
+			{"bin/setuid-tool", 0o4775},
+			{"include/cuda.h", 0o600},
+			{"lib64/libcudart.so.12", 0o666},
+		} {
+			p := filepath.Join(stage, f.name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				return Receipt{}, err
+			}
+			if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+				return Receipt{}, err
+			}
+			if err := os.Chmod(p, f.mode); err != nil {
+				return Receipt{}, err
+			}
+		}
+		return Receipt{Source: "nvidia"}, os.Symlink("libcudart.so.12", filepath.Join(stage, "lib64", "libcudart.so"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]fs.FileMode{
+		".":                     fs.ModeDir | 0o755,
+		"bin":                   fs.ModeDir | 0o755,
+		"bin/nvcc":              0o755,
+		"bin/setuid-tool":       0o755,
+		"include/cuda.h":        0o644,
+		"lib64/libcudart.so.12": 0o644,
+		ReceiptName:             0o644,
+	}
+	for name, mode := range want {
+		fi, err := os.Lstat(filepath.Join(e.Dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode() != mode {
+			t.Errorf("%s: mode %v, want %v", name, fi.Mode(), mode)
+		}
+	}
+	for _, d := range []string{admin.Dirs.Root, admin.Dirs.CUDA()} {
+		if fi, _ := os.Stat(d); fi.Mode().Perm() != 0o755 {
+			t.Errorf("%s: mode %v, want 0755", d, fi.Mode().Perm())
+		}
+	}
+	if fi, _ := os.Lstat(filepath.Join(e.Dir, "lib64", "libcudart.so")); fi.Mode()&fs.ModeSymlink == 0 {
+		t.Error("the link was replaced")
+	}
+}
+
+func TestNewSystemWithoutASystemRootSaysHowToSetOne(t *testing.T) {
+	_, err := NewSystem(dirs.Dirs{Root: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "CUDAENV_SYSTEM_ROOT") {
+		t.Fatalf("err = %v", err)
+	}
+}
