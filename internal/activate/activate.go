@@ -222,15 +222,21 @@ func Compute(in Input) Output {
 	lookup := func(k string) (string, bool) { v, ok := in.Env[k]; return v, ok }
 	sel, watch, err := resolve.Find(in.Dir, lookup, in.Dirs.GlobalFile())
 	out := Output{Watch: watch, Err: err}
-	// Installing or removing a version can change what a spec resolves to.
-	for _, d := range []string{in.Dirs.CUDA(), in.Dirs.Cudnn()} {
+	// Installing or removing a version, here or in the system store, can
+	// change what a spec resolves to.
+	st := store.New(in.Dirs)
+	watched := []string{in.Dirs.CUDA(), in.Dirs.Cudnn()}
+	if st.System != nil {
+		watched = append(watched, st.System.Dirs.CUDA(), st.System.Dirs.Cudnn())
+	}
+	for _, d := range watched {
 		out.Watch.Files = append(out.Watch.Files, statFile(d))
 	}
 	var want envdiff.Want
 	if err == nil {
 		// The hook runs on every directory change: read only the receipts
 		// of the entries picked.
-		out.Resolved, out.Err = ResolveFast(store.New(in.Dirs), sel)
+		out.Resolved, out.Err = ResolveFast(st, sel)
 		if out.Err == nil {
 			want = Want(out.Resolved, in.GOOS)
 		}

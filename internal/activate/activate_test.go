@@ -156,3 +156,29 @@ func TestWhichNamesTheVersionsThatHaveACommand(t *testing.T) {
 		t.Errorf("err = %v\nwant  %s", err, want)
 	}
 }
+
+func TestComputeActivatesASystemStoreVersionAndWatchesItsFolders(t *testing.T) {
+	base := t.TempDir()
+	d := dirs.Dirs{Root: filepath.Join(base, "user"), Config: filepath.Join(base, "cfg"), Cache: filepath.Join(base, "cache"), System: filepath.Join(base, "sys tem")}
+	admin, err := store.NewSystem(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	install(t, admin, store.CUDA, "12.4.1", "bin/nvcc")
+	out := Compute(Input{Dir: base, Env: map[string]string{"CUDAENV_VERSION": "12.4", "PATH": "/usr/bin"}, Dirs: d, GOOS: "linux"})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	if c := out.Resolved.CUDA; c == nil || !c.System || c.Path != filepath.Join(d.System, "cuda", "12.4.1") {
+		t.Fatalf("resolved %+v", out.Resolved.CUDA)
+	}
+	var watched []string
+	for _, f := range out.Watch.Files {
+		watched = append(watched, f.Path)
+	}
+	for _, want := range []string{filepath.Join(d.System, "cuda"), filepath.Join(d.System, "cudnn"), filepath.Join(d.Root, "cuda")} {
+		if !strings.Contains(strings.Join(watched, "\n")+"\n", want+"\n") {
+			t.Errorf("watch list %q lacks %s", watched, want)
+		}
+	}
+}
