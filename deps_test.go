@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/config":     {},
 	"internal/modulefile": {"internal/envdiff"},
 	"internal/atomicfile": {},
+	"internal/bundle":     {},
 	"shell":               {},
 	"completions":         {},
 	"compat":              {"compat/internal/gen"}, // its test checks the generated tables
