@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},
 
 	// The one place fetch and store meet: planning and carrying out installs.
-	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/dirs", "internal/resolve", "internal/version", "store"},
+	"internal/install": {"compat", "fetch", "internal/bundle", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/dirs", "internal/resolve", "internal/version", "store"},
 
 	"internal/detect": {"compat", "internal/version"},
 	"internal/doctor": {"compat", "internal/detect", "internal/version"},

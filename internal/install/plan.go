@@ -41,6 +41,12 @@ type Plan struct {
 	// reselect chooses the archives for exactly these component ids, to
 	// complete an installed entry.
 	reselect func(ids []string) ([]fetch.Artifact, error)
+	// What an offline bundle records: the product and release, the
+	// platform, and NVIDIA's manifest (nil for wheels).
+	product  fetch.Product
+	release  string
+	platform string
+	manifest *fetch.Manifest
 }
 
 // Plan picks the release a spec means from the target's source and the
@@ -97,6 +103,7 @@ func (in *Installer) planNVIDIA(ctx context.Context, client *fetch.Client, p fet
 		url = fetch.DefaultBase
 	}
 	pl := &Plan{
+		product: p, release: rel, platform: sel.Platform, manifest: m,
 		Artifacts: arts,
 		Receipt:   store.Receipt{Source: "nvidia", URL: url, Platform: sel.Platform, Profile: sel.Profile, ManifestSHA256: m.SHA256},
 		reselect: func(ids []string) ([]fetch.Artifact, error) {

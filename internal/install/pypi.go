@@ -26,7 +26,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	if err != nil {
 		return nil, err
 	}
-	pl := &Plan{Receipt: store.Receipt{Source: "pypi", URL: idx.URL(), Platform: t.Platform, Profile: t.Profile}}
+	pl := &Plan{product: p, platform: t.Platform, Receipt: store.Receipt{Source: "pypi", URL: idx.URL(), Platform: t.Platform, Profile: t.Profile}}
 	if len(t.Components) > 0 {
 		pl.Receipt.Profile = ""
 	}
@@ -53,7 +53,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		if pl.Artifacts, err = resolveAll([]pypi.Requirement{req}); err != nil {
 			return nil, fmt.Errorf("install cudnn %s from %s: %w", rel.Version, idx.URL(), err)
 		}
-		pl.Receipt.ManifestSHA256 = rel.ManifestSHA256
+		pl.Receipt.ManifestSHA256, pl.release = rel.ManifestSHA256, rel.Version
 		pl.reselect = func([]string) ([]fetch.Artifact, error) { return pl.Artifacts, nil }
 		return pl, pl.setName(p, rel.Version, rel.CudnnVersion, t.CUDAMajor)
 	}
@@ -73,7 +73,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	if len(pl.Artifacts) == 0 {
 		return nil, fmt.Errorf("install %s --source pypi: the index has none of its wheels for %s", rel.Version, t.Platform)
 	}
-	pl.Receipt.ManifestSHA256 = rel.ManifestSHA256
+	pl.Receipt.ManifestSHA256, pl.release = rel.ManifestSHA256, rel.Version
 	pl.reselect = func(ids []string) ([]fetch.Artifact, error) {
 		reqs, err := pypi.Plan(rel, t.Platform, pypi.Selection{Components: ids})
 		if err != nil {
