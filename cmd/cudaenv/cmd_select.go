@@ -14,6 +14,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shims"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 func selectionCommands(e *env) []*cli.Command {
@@ -30,7 +31,7 @@ func selectionCommands(e *env) []*cli.Command {
 				if r.Selection.System() {
 					label = "system"
 				}
-				fmt.Fprintf(e.stdout, "%s (set by %s)\n", label, r.Selection.Source)
+				fmt.Fprintf(e.stdout, "%s (set by %s%s)\n", label, r.Selection.Source, whichStore(r))
 				return nil
 			},
 		},
@@ -162,4 +163,36 @@ func joinSpecs(specs []version.Spec) string {
 		words[i] = s.String()
 	}
 	return strings.Join(words, " ")
+}
+
+// whichStore says which active entries come from the system store, and
+// which of the user's own hide one there: "; 12.4.1 from the system
+// store /opt/cudaenv". Nothing when no system store is involved.
+func whichStore(r activate.Resolved) string {
+	var from, shadows []string
+	var root string
+	for _, ent := range []*store.Entry{r.CUDA, r.Cudnn} {
+		if ent == nil {
+			continue
+		}
+		label := ent.Version.String()
+		if ent.Kind == store.Cudnn {
+			label = "cudnn@" + label
+		}
+		switch {
+		case ent.System:
+			from = append(from, label)
+			root = filepath.Dir(filepath.Dir(ent.Dir))
+		case ent.Shadows:
+			shadows = append(shadows, label)
+		}
+	}
+	var out string
+	if len(from) > 0 {
+		out += "; " + strings.Join(from, " ") + " from the system store " + root
+	}
+	if len(shadows) > 0 {
+		out += "; your own " + strings.Join(shadows, " ") + " in front of the system store's"
+	}
+	return out
 }
