@@ -201,6 +201,11 @@ func TestSystemInstallsAreReadableByAllWhateverTheUmask(t *testing.T) {
 	_, admin := layered(t)
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
+	unlock, err := admin.Lock(CUDA, "12.4.1") // as installs do: it makes the root
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	e, err := admin.Install(CUDA, "12.4.1", func(stage string) (Receipt, error) {
 		for _, f := range []struct {
 			name string
