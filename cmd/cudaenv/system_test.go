@@ -64,9 +64,9 @@ func systemCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 					if q == "" {
 						continue
 					}
-					ts.Check(os.Chmod(q, mustStat(ts, q)|0o005))
+					addMode(ts, q, 0o005)
 					for d := filepath.Dir(q); strings.HasPrefix(d, tmp+"/"); d = filepath.Dir(d) {
-						ts.Check(os.Chmod(d, mustStat(ts, d)|0o001))
+						addMode(ts, d, 0o001)
 					}
 				}
 			}
@@ -89,10 +89,14 @@ func systemCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 	}
 }
 
-func mustStat(ts *testscript.TestScript, p string) fs.FileMode {
+// addMode adds permission bits where they are missing (a path on a
+// read-only mount that has them already is left alone).
+func addMode(ts *testscript.TestScript, p string, bits fs.FileMode) {
 	fi, err := os.Stat(p)
 	ts.Check(err)
-	return fi.Mode().Perm()
+	if fi.Mode().Perm()&bits != bits {
+		ts.Check(os.Chmod(p, fi.Mode().Perm()|bits))
+	}
 }
 
 func mustEval(p string) string {
