@@ -21,7 +21,6 @@ var allowed = map[string][]string{
 	// Leaves: pure logic and data, no cudaenv imports (compat's test
 	// reads its own generator).
 	"internal/version":    {},
-	"internal/dirs":       {"internal/config"}, // system_root from the settings file
 	"internal/envdiff":    {},
 	"internal/config":     {},
 	"internal/modulefile": {"internal/envdiff"},
@@ -31,6 +30,7 @@ var allowed = map[string][]string{
 	"completions":         {},
 	"compat":              {"compat/internal/gen"}, // its test checks the generated tables
 
+	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/version"},
 	"store":             {"internal/dirs", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "shell"},
