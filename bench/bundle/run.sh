@@ -35,11 +35,11 @@ go build -o "$t/bin/" ./cmd/cudaenv
 cudaenv="$t/bin/cudaenv"
 export CUDAENV_MIRROR="file://$MIRROR" CUDAENV_CONFIG_DIR="$t/config"
 
-# secs CMD...: wall seconds of the command.
+# secs CMD...: "wall_s cpu_s" of the command (cpu: user + system, which
+# other jobs on a shared machine disturb less than wall time).
 secs() {
-  local s e
-  s=$(date +%s.%N); "$@" > /dev/null; e=$(date +%s.%N)
-  echo "$e - $s" | bc -l
+  /usr/bin/time -f "%e %U %S" -o "$t/time.out" "$@" > /dev/null
+  awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$t/time.out"
 }
 
 archives=0
@@ -48,16 +48,16 @@ while read -r u; do archives=$((archives + $(stat -c %s "$MIRROR/$u"))); done < 
 CUDAENV_ROOT="$t/root0" CUDAENV_CACHE_DIR="$t/cache" "$cudaenv" bundle export 12.4.1 -o "$t/b.tar" -q > /dev/null
 bundle=$(stat -c %s "$t/b.tar")
 printf "archives: %d, total %d bytes; bundle %d bytes (+%d, %.4f%%)\n" "$(wc -l < "$MIRROR/urls.txt")" "$archives" "$bundle" $((bundle - archives)) "$(echo "($bundle - $archives) * 100 / $archives" | bc -l)"
-printf "%-4s %-34s %8s\n" run method wall_s
+printf "%-4s %-34s %8s %8s\n" run method wall_s cpu_s
 for r in $(seq "$RUNS"); do
   rm -f "$t/b.tar" "$t/base.tar"; sync
   e=$(CUDAENV_ROOT="$t/root0" CUDAENV_CACHE_DIR="$t/cache" secs "$cudaenv" bundle export 12.4.1 -o "$t/b.tar" -q)
   b=$(secs tar -cf "$t/base.tar" -C "$MIRROR" -T "$MIRROR/urls.txt")
-  printf "%-4s %-34s %8.2f\n%-4s %-34s %8.2f\n" "$r" "bundle export (warm cache)" "$e" "$r" "tar -cf of the archives" "$b"
+  printf "%-4s %-34s %8s %8s\n%-4s %-34s %8s %8s\n" "$r" "bundle export (warm cache)" $e "$r" "tar -cf of the archives" $b
   rm -rf "$t/root-i" "$t/cache-i" "$t/root-o"; sync
   i=$(CUDAENV_ROOT="$t/root-i" CUDAENV_CACHE_DIR="$t/cache-i" secs "$cudaenv" bundle import "$t/b.tar" -q)
   rm -rf "$t/root-i" "$t/cache-i"; sync
   o=$(CUDAENV_ROOT="$t/root-o" CUDAENV_CACHE_DIR="$t/cache" secs "$cudaenv" install 12.4.1 --offline -q)
   rm -rf "$t/root-o"
-  printf "%-4s %-34s %8.2f\n%-4s %-34s %8.2f\n" "$r" "bundle import (empty store, cache)" "$i" "$r" "install --offline (warm cache)" "$o"
+  printf "%-4s %-34s %8s %8s\n%-4s %-34s %8s %8s\n" "$r" "bundle import (empty store, cache)" $i "$r" "install --offline (warm cache)" $o
 done

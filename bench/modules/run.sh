@@ -4,14 +4,14 @@
 # Times `module load cuda/12.4.1; module unload cuda` with Lmod for the
 # modulefile cudaenv writes (cudaenv modulefile) against a hand-written one
 # of the kind cluster admins keep (pathJoin, setenv) that sets the same
-# variables for the same tree. Rounds alternate the two, in one bash
-# process, timed with $EPOCHREALTIME.
-# Usage: bench/modules/run.sh [loads-per-round] [rounds]   (default 200, 5)
+# variables for the same tree. The two alternate load by load in one bash
+# process (bash's time keyword: wall, and CPU of Lmod's processes); the
+# median wall time and the mean CPU time are printed.
+# Usage: bench/modules/run.sh [pairs]   (default 400)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-n=${1:-200}
-rounds=${2:-5}
+n=${1:-400}
 lmod_init=/usr/share/lmod/lmod/init/bash
 [[ -r $lmod_init ]] || { echo "Lmod is not installed ($lmod_init)" >&2; exit 1; }
 work=$(mktemp -d)
@@ -36,28 +36,28 @@ setenv("CUDA_PATH", root)
 setenv("CUDACXX", pathJoin(root, "bin", "nvcc"))
 LUA
 
+mkdir -p "$work/hand-mods/cuda-hand"
+mv "$work/hand-mods/cuda/12.4.1.lua" "$work/hand-mods/cuda-hand/12.4.1.lua"
+
 bash --norc --noprofile -c '
 set -u
-n=$1 rounds=$2 lmod_init=$3 work=$4
+n=$1 lmod_init=$2 work=$3
 source "$lmod_init"
 export PATH=/usr/bin:/bin
-time_loads() { # modulepath
-  module use "$1"
-  module load cuda/12.4.1 && module unload cuda   # warm Lmod caches
-  local t0=$EPOCHREALTIME i
-  for ((i = 0; i < n; i++)); do module load cuda/12.4.1; module unload cuda; done
-  local t1=$EPOCHREALTIME
-  module unuse "$1"
-  echo $(( (${t1/./} - ${t0/./}) / n ))   # microseconds per load+unload
-}
-for ((r = 1; r <= rounds; r++)); do
-  if (( r % 2 )); then
-    c=$(time_loads "$work/cudaenv-mods"); h=$(time_loads "$work/hand-mods")
-  else
-    h=$(time_loads "$work/hand-mods"); c=$(time_loads "$work/cudaenv-mods")
-  fi
-  echo "$r $c $h"
+module use "$work/cudaenv-mods" "$work/hand-mods"
+TIMEFORMAT="%R %U %S"
+pair() { { time { module load "$1"; module unload "$1"; } ; } 2>> "$work/$2.times"; }
+pair cuda/12.4.1 warm; pair cuda-hand/12.4.1 warm
+for ((i = 0; i < n; i++)); do
+  if (( i % 2 )); then pair cuda/12.4.1 cudaenv; pair cuda-hand/12.4.1 hand
+  else pair cuda-hand/12.4.1 hand; pair cuda/12.4.1 cudaenv; fi
 done
-' bash "$n" "$rounds" "$lmod_init" "$work" | awk '
-  BEGIN { printf "%-6s %16s %16s %8s\n", "round", "cudaenv_ms", "handwritten_ms", "ratio" }
-  { printf "%-6s %16.2f %16.2f %8.3f\n", $1, $2 / 1000, $3 / 1000, $2 / $3 }'
+' bash "$n" "$lmod_init" "$work"
+stats() { # file: median wall ms, mean CPU ms (user+sys, children included)
+  sort -n -k1 "$1" | awk '{ w[NR] = $1; c += $2 + $3 } END { m = (NR % 2) ? w[(NR + 1) / 2] : (w[NR / 2] + w[NR / 2 + 1]) / 2; printf "%.2f %.2f\n", m * 1000, c * 1000 / NR }'
+}
+read -r cw cc < <(stats "$work/cudaenv.times")
+read -r hw hc < <(stats "$work/hand.times")
+printf "%-28s %14s %14s\n" "modulefile (load + unload)" "median_wall_ms" "mean_cpu_ms"
+printf "%-28s %14.2f %14.2f\n" "cudaenv modulefile" "$cw" "$cc" "hand-written" "$hw" "$hc"
+printf "ratio cudaenv/hand-written: wall %.3f, cpu %.3f (%d pairs, interleaved)\n" "$(echo "$cw / $hw" | bc -l)" "$(echo "$cc / $hc" | bc -l)" "$n"

@@ -223,14 +223,21 @@ func Compute(in Input) Output {
 	sel, watch, err := resolve.Find(in.Dir, lookup, in.Dirs.GlobalFile())
 	out := Output{Watch: watch, Err: err}
 	// Installing or removing a version, here or in the system store, can
-	// change what a spec resolves to.
+	// change what a spec resolves to: the kind folders of the tools the
+	// selection names are watched (each costs the idle prompt a test).
 	st := store.New(in.Dirs)
-	watched := []string{in.Dirs.CUDA(), in.Dirs.Cudnn()}
-	if st.System != nil {
-		watched = append(watched, st.System.Dirs.CUDA(), st.System.Dirs.Cudnn())
-	}
-	for _, d := range watched {
-		out.Watch.Files = append(out.Watch.Files, statFile(d))
+	for _, w := range []struct {
+		tool version.Tool
+		kind store.Kind
+	}{{version.CUDA, store.CUDA}, {version.Cudnn, store.Cudnn}} {
+		if _, ok := sel.Spec(w.tool); !ok || sel.System() {
+			continue
+		}
+		for _, s := range []*store.Store{st, st.System} {
+			if s != nil {
+				out.Watch.Files = append(out.Watch.Files, statFile(kindDir(s, w.kind)))
+			}
+		}
 	}
 	var want envdiff.Want
 	if err == nil {
@@ -252,6 +259,13 @@ func Changes(env envdiff.Env, want envdiff.Want, goos string) []envdiff.Change {
 	prev, _ := envdiff.Decode(env[envdiff.StateVar])
 	changes, _ := envdiff.Apply(env, prev, want, ListSep(goos))
 	return changes
+}
+
+func kindDir(s *store.Store, k store.Kind) string {
+	if k == store.Cudnn {
+		return s.Dirs.Cudnn()
+	}
+	return s.Dirs.CUDA()
 }
 
 func statFile(p string) resolve.FileState {
