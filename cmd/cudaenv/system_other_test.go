@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !linux
 
 package main
 
@@ -8,7 +8,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// The system store's script verbs need Unix (bind mounts, setpriv, ctime).
+// The system store's script verbs need Linux (bind mounts, setpriv, ctime).
 func systemCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return nil
 }
