@@ -2,7 +2,7 @@
 # the whole suite (real bash, zsh and fish are used when installed).
 GO ?= go
 
-.PHONY: install build test bench-hook bench-install bench-shim
+.PHONY: install build test bench-hook bench-install bench-shim bench-modules bench-bundle
 
 # cudaenv-shim is the small binary the shims run; cudaenv falls back to
 # being its own shim when it is missing.
@@ -28,3 +28,9 @@ bench-install:
 
 bench-shim:
 	bash bench/shim/run.sh
+
+bench-modules:
+	bash bench/modules/run.sh
+
+bench-bundle:
+	bash bench/bundle/run.sh

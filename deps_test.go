@@ -21,19 +21,20 @@ var allowed = map[string][]string{
 	// Leaves: pure logic and data, no cudaenv imports (compat's test
 	// reads its own generator).
 	"internal/version":    {},
-	"internal/dirs":       {},
 	"internal/envdiff":    {},
 	"internal/config":     {},
 	"internal/export":     {},
 	"internal/each":       {},
 	"internal/modulefile": {"internal/envdiff"},
 	"internal/atomicfile": {},
+	"internal/bundle":     {},
 	"shell":               {},
 	"completions":         {},
 	"compat":              {"compat/internal/gen"}, // its test checks the generated tables
 	"internal/termsafe":   {},
 	"internal/rootfs":     {}, // the rooted writer fetch and store share
 
+	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/version"},
 	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
 	"store":             {"internal/dirs", "internal/rootfs", "internal/version"},
@@ -49,7 +50,7 @@ var allowed = map[string][]string{
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},
 
 	// The one place fetch and store meet: planning and carrying out installs.
-	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/version", "store"},
+	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/version", "store"},
 
 	"internal/detect": {"compat", "internal/version"},
 	"internal/doctor": {"compat", "internal/detect", "internal/version"},

@@ -247,6 +247,77 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 	return res, nil
 }
 
+// Obtain puts a verified copy of each artifact in CacheDir/archives,
+// downloading (in parallel, Jobs) only what the cache lacks, and returns
+// the archives' paths by sha256. Nothing is extracted: offline bundles
+// carry the archives themselves. CacheDir must be set.
+func (c *Client) Obtain(ctx context.Context, arts []Artifact) (map[string]string, error) {
+	if c.CacheDir == "" {
+		return nil, errors.New("fetch: no cache directory to keep the archives in")
+	}
+	for i := range arts {
+		if err := arts[i].check(); err != nil {
+			return nil, fmt.Errorf("fetch: %w", err)
+		}
+	}
+	dir := filepath.Join(c.CacheDir, "archives")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
+	}
+	prog := c.Progress
+	if prog != nil {
+		var total int64
+		for i := range arts {
+			total += arts[i].Size
+		}
+		prog.Start(total, len(arts))
+		defer prog.Finish()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	o := &obtainer{c: c, dir: dir, prog: prog, done: map[string]*obtained{}}
+	todo := make(chan int, len(arts))
+	for i := range arts {
+		todo <- i
+	}
+	close(todo)
+	var (
+		wg      sync.WaitGroup
+		errOnce sync.Once
+		first   error
+	)
+	for w := 0; w < min(c.jobs(), len(arts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range todo {
+				if ctx.Err() != nil {
+					return
+				}
+				if _, err := o.get(ctx, &arts[i]); err != nil {
+					errOnce.Do(func() { first = err; cancel() })
+					return
+				}
+				if prog != nil {
+					prog.ComponentDone(arts[i].Component)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	paths := make(map[string]string, len(arts))
+	for sum, e := range o.done {
+		paths[sum] = e.path
+	}
+	return paths, nil
+}
+
 // obtainer gets each distinct archive once, from the cache or the network.
 type obtainer struct {
 	c      *Client

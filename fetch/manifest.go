@@ -30,6 +30,7 @@ type Manifest struct {
 	Date    string // release_date
 	Product string // release_product as written ("cuda", "cudnn", "cudnn-v8-9-cuda-12"); may be empty
 	SHA256  string // of the raw manifest bytes, lower-case hex
+	Raw     []byte // the manifest's bytes as read (offline bundles carry them)
 	// Components by id ("cuda_nvcc", "cudnn").
 	Components map[string]*Component
 }
@@ -93,7 +94,7 @@ func Decode(data []byte, fileVersion string) (*Manifest, error) {
 		return nil, fmt.Errorf("decode manifest %s: not a JSON object", fileVersion)
 	}
 	sum := sha256.Sum256(data)
-	m := &Manifest{SHA256: hex.EncodeToString(sum[:]), Components: map[string]*Component{}}
+	m := &Manifest{SHA256: hex.EncodeToString(sum[:]), Raw: data, Components: map[string]*Component{}}
 	for key, raw := range top {
 		switch kindOf(raw) {
 		case '"':

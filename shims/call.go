@@ -146,16 +146,19 @@ func stepAside(c Call, env envdiff.Env, shim *shimFiles, dirOK func(string) bool
 }
 
 // outsideStore accepts the PATH folders that are the user's: absolute,
-// and neither in the store (its toolkits, the shims) nor the shims folder.
-// Rehash judges shadowing with the same rule.
+// and neither in the store (its toolkits, the shims), nor in the system
+// store, nor the shims folder. Rehash judges shadowing with the same rule.
 func outsideStore(d dirs.Dirs, goos string) func(string) bool {
-	root, shims := filepath.Clean(d.Root), filepath.Clean(d.Shims())
+	root, shims, system := filepath.Clean(d.Root), filepath.Clean(d.Shims()), ""
+	if d.System != "" {
+		system = filepath.Clean(d.System)
+	}
 	return func(dir string) bool {
 		if !filepath.IsAbs(dir) {
 			return false
 		}
 		dir = filepath.Clean(dir)
-		return !within(dir, root, goos) && !within(dir, shims, goos)
+		return !within(dir, root, goos) && !within(dir, shims, goos) && (system == "" || !within(dir, system, goos))
 	}
 }
 

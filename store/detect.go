@@ -293,7 +293,7 @@ func (s *Store) LinkWith(target string, o LinkOptions) (Entry, error) {
 		return Entry{}, err
 	}
 	defer unlock()
-	if e, ok := s.Get(kind, name); ok {
+	if e, ok := s.GetOwn(kind, name); ok { // a system store's entry is shadowed, not replaced
 		how := "installed"
 		if e.Linked() {
 			how = "linked to " + e.Path

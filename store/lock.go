@@ -13,6 +13,9 @@ import (
 // command that takes the lock sees a whole old or a whole new tree. Release
 // it with the returned function.
 func (s *Store) Lock(k Kind, name string) (func(), error) {
+	if err := s.mkdirKind(s.Dirs.Root); err != nil { // a shared store's root: readable by all
+		return nil, err
+	}
 	if err := os.MkdirAll(s.Dirs.Locks(), 0o755); err != nil {
 		return nil, err
 	}

@@ -79,6 +79,11 @@ type Entry struct {
 	Path      string // where its files are: Dir, or a linked target
 	Receipt   Receipt
 	Err       error // set when the entry is broken
+	// System is set for an entry of the read-only system store (see
+	// Store.System); Shadows for a user entry that hides the system
+	// store's entry of the same name.
+	System  bool
+	Shadows bool
 }
 
 // Linked reports whether the entry adopts a toolkit that lives elsewhere.
@@ -98,10 +103,24 @@ type Store struct {
 	// Wait, when set, hears one line when Lock finds the lock taken by
 	// another cudaenv and waits for it; an uncontended Lock says nothing.
 	Wait io.Writer
+	// System is the shared system store read beside this one, nil for
+	// none: List and Get see its entries, except those a user entry of
+	// the same name shadows. Nothing in this package writes to it (no
+	// locks, staging or cleanup there), so it may be a read-only mount.
+	System *Store
+	// Shared marks the system store opened by its admin (NewSystem):
+	// what Install writes is readable by everyone, whatever the umask.
+	Shared bool
 }
 
-// New returns the store laid out by d.
-func New(d dirs.Dirs) *Store { return &Store{Dirs: d} }
+// New returns the store laid out by d, with d.System's store beside it.
+func New(d dirs.Dirs) *Store {
+	s := &Store{Dirs: d}
+	if d.System != "" && !samePath(d.System, d.Root) {
+		s.System = &Store{Dirs: dirs.Dirs{Root: d.System}}
+	}
+	return s
+}
 
 func (s *Store) kindDir(k Kind) string {
 	if k == Cudnn {
@@ -133,10 +152,24 @@ func parseName(k Kind, name string) (version.Version, int, error) {
 	return v, 0, err
 }
 
-// List returns the entries of a kind, oldest version first. Directories
-// without a receipt (interrupted installs) are left out; entries whose
-// receipt is unreadable or whose linked target is gone are returned with Err.
+// List returns the entries of a kind, oldest version first, the system
+// store's included (see Store.System). Directories without a receipt
+// (interrupted installs) are left out; entries whose receipt is
+// unreadable or whose linked target is gone are returned with Err.
 func (s *Store) List(k Kind) ([]Entry, error) {
+	own, err := s.listOwn(k)
+	if err != nil || s.System == nil {
+		return own, err
+	}
+	sys, err := s.System.listOwn(k)
+	if err != nil {
+		return nil, fmt.Errorf("system store %s: %w; check CUDAENV_SYSTEM_ROOT or system_root in the settings file", s.System.Dirs.Root, err)
+	}
+	return merge(own, sys), nil
+}
+
+// listOwn lists this store's own folder only.
+func (s *Store) listOwn(k Kind) ([]Entry, error) {
 	des, err := os.ReadDir(s.kindDir(k))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -158,17 +191,39 @@ func (s *Store) List(k Kind) ([]Entry, error) {
 			out = append(out, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
+	sortEntries(out)
+	return out, nil
+}
+
+// sortEntries orders entries oldest version first, then by CUDA major.
+func sortEntries(out []Entry) {
+	sort.SliceStable(out, func(i, j int) bool {
 		if c := version.Compare(out[i].Version, out[j].Version); c != 0 {
 			return c < 0
 		}
 		return out[i].CUDAMajor < out[j].CUDAMajor
 	})
-	return out, nil
 }
 
-// Get returns one entry by directory name.
+// Get returns one entry by directory name: this store's, else the
+// system store's.
 func (s *Store) Get(k Kind, name string) (Entry, bool) {
+	e, ok := s.GetOwn(k, name)
+	if ok || s.System == nil {
+		if ok && s.System != nil {
+			_, e.Shadows = s.System.GetOwn(k, name)
+		}
+		return e, ok
+	}
+	if e, ok = s.System.GetOwn(k, name); ok {
+		e.System = true
+	}
+	return e, ok
+}
+
+// GetOwn returns one entry of this store's own folder, never the system
+// store's: what an install or a link here would replace.
+func (s *Store) GetOwn(k Kind, name string) (Entry, bool) {
 	v, major, err := parseName(k, name)
 	if err != nil {
 		return Entry{}, false
@@ -228,7 +283,7 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 		return Entry{}, fmt.Errorf("install %s: %w", lockLabel(k, name), err)
 	}
 	dir := s.kindDir(k)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := s.mkdirKind(dir); err != nil {
 		return Entry{}, err
 	}
 	s.settle(k, name)
@@ -271,6 +326,11 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 	if err := writeReceipt(stage, r); err != nil {
 		return Entry{}, err
 	}
+	if s.Shared {
+		if err := readableByAll(stage); err != nil {
+			return Entry{}, fmt.Errorf("install %s: %w", lockLabel(k, name), err)
+		}
+	}
 	step("staged")
 	final := filepath.Join(dir, name)
 	var old string
@@ -292,7 +352,7 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 	if old != "" {
 		discard(old, trashPrefix+name+"-")
 	}
-	e, _ := s.load(k, name, v, major)
+	e, _ := s.Get(k, name)
 	return e, e.Err
 }
 
@@ -461,6 +521,9 @@ func writeReceipt(dir string, r Receipt) error {
 // Remove deletes an entry. A linked entry loses only its link; the toolkit
 // it points at is never touched.
 func (s *Store) Remove(e Entry) error {
+	if e.System {
+		return fmt.Errorf("uninstall %s: it is in the system store %s, which only its admin changes (cudaenv uninstall --system); select another version, or install your own copy, which comes first", e.Label(), filepath.Dir(filepath.Dir(e.Dir)))
+	}
 	// Rename first so a half-deleted tree is never seen as a version; the
 	// trash is beside the entry so the rename stays on its file system.
 	trash, err := os.MkdirTemp(filepath.Dir(e.Dir), trashPrefix+e.Name+"-")

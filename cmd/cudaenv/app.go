@@ -41,12 +41,36 @@ type env struct {
 
 func (e *env) lookup(k string) (string, bool) { v, ok := e.vars[k]; return v, ok }
 
-// store is the user's store; a lock another cudaenv holds is announced
-// on stderr while this one waits.
+// store is the user's store, with the system store beside it when one
+// is set up; a lock another cudaenv holds is announced on stderr while
+// this one waits.
 func (e *env) store() *store.Store {
 	st := store.New(e.dirs)
 	st.Wait = e.stderr
 	return st
+}
+
+// storeFor is the system store, for an admin's --system, else the
+// user's.
+func (e *env) storeFor(system bool) (*store.Store, error) {
+	if !system {
+		return e.store(), nil
+	}
+	// dirs ignores a relative folder (it would name another store in
+	// every directory); an admin is told.
+	v, err := e.setting("system_root")
+	if err != nil {
+		return nil, err
+	}
+	if v != "" && !filepath.IsAbs(v) {
+		return nil, fmt.Errorf("--system: the system store %q (CUDAENV_SYSTEM_ROOT or system_root in the settings file) is not an absolute folder; use one such as /opt/cudaenv", v)
+	}
+	st, err := store.NewSystem(e.dirs)
+	if err != nil {
+		return nil, fmt.Errorf("--system: %w", err)
+	}
+	st.Wait = e.stderr
+	return st, nil
 }
 
 // exitError carries an exit code other than 1, optionally with no message
@@ -341,6 +365,7 @@ func commands(e *env) []*cli.Command {
 	cmds = append(cmds, shimCommands(e)...)
 	cmds = append(cmds, completionCommands(e)...)
 	cmds = append(cmds, moduleCommands(e)...)
+	cmds = append(cmds, bundleCommands(e)...)
 	addInitShims(e, cmds)
 	return cmds
 }

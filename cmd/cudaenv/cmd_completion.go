@@ -168,8 +168,12 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 		if len(positional) == 0 {
 			return toolCandidates(e), ""
 		}
-	case "install":
+	case "install", "export": // bundle export
 		return remoteCandidates(e), ""
+	case "import": // bundle import FILE
+		if len(positional) == 0 {
+			return nil, completions.Files
+		}
 	case "init":
 		if len(positional) == 0 {
 			return shellCandidates(shell.Names()), ""

@@ -44,6 +44,8 @@ func installCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "source", Usage: "nvidia (the redist server or --mirror), pypi (NVIDIA's wheels on CUDAENV_PYPI_INDEX) or auto (nvidia, falling back to pypi); also CUDAENV_SOURCE"},
 				&cli.StringFlag{Name: "for", Usage: "install the CUDA and the nearest cuDNN a PyTorch release was built with, e.g. --for torch==2.5.1"},
 				&cli.BoolFlag{Name: "locked", Usage: "install exactly what .cuda-version.lock lists, and fail if it no longer matches .cuda-version (CI)"},
+				&cli.BoolFlag{Name: "system", Usage: "install into the system store (CUDAENV_SYSTEM_ROOT), readable by all users; for its admin"},
+				&cli.StringFlag{Name: "from", Usage: "install the versions in a bundle FILE (see: cudaenv bundle export), with no network"},
 			},
 			Action: func(c *cli.Context) error { return installCmd(e, c) },
 		},
@@ -121,8 +123,12 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 	if err != nil {
 		return nil, err
 	}
+	st, err := e.storeFor(c.Bool("system"))
+	if err != nil {
+		return nil, err
+	}
 	return install.New(install.Options{
-		Store:     e.store(),
+		Store:     st,
 		CacheDir:  e.dirs.Cache,
 		Mirror:    mirror,
 		PyPIIndex: index,
@@ -140,6 +146,12 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 }
 
 func installCmd(e *env, c *cli.Context) error {
+	if c.String("from") != "" {
+		if c.NArg() > 0 {
+			return errors.New("install --from installs what the bundle holds; drop the version arguments")
+		}
+		return bundleImport(e, c, c.String("from"))
+	}
 	source := c.String("source")
 	if source == "" {
 		var err error
@@ -229,6 +241,10 @@ func (r *installReport) Event(ev install.Event) {
 		case install.AlreadyLinked:
 			fmt.Fprintf(e.stdout, "%s is already linked to %s\n", ev.Label, ev.Entry.Path)
 		case install.AlreadyInstalled:
+			if ev.Entry.System {
+				fmt.Fprintf(e.stdout, "%s is already installed in the system store: %s (cudaenv install --force puts your own copy in front of it)\n", ev.Label, ev.Entry.Dir)
+				break
+			}
 			if len(ev.Missing) == 0 {
 				fmt.Fprintf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", ev.Label)
 				break

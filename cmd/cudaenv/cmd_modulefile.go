@@ -26,7 +26,8 @@ func moduleCommands(e *env) []*cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "lua", Usage: "lua (Lmod) or tcl (Environment Modules)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write cuda/VERSION and cudnn/VERSION files under this folder (default: print one modulefile)"},
-			&cli.BoolFlag{Name: "all", Usage: "every installed version; with -o, also remove stale modulefiles cudaenv wrote there"},
+			&cli.BoolFlag{Name: "all", Usage: "every installed version, the system store's included; with -o, also remove stale modulefiles cudaenv wrote there"},
+			&cli.BoolFlag{Name: "system", Usage: "only the system store's versions (CUDAENV_SYSTEM_ROOT): what a cluster's module tree should offer"},
 		},
 		Action: func(c *cli.Context) error {
 			f, err := modulefile.ParseFormat(c.String("format"))
@@ -37,7 +38,11 @@ func moduleCommands(e *env) []*cli.Command {
 			if all == (c.NArg() > 0) {
 				return errors.New("modulefile needs versions or --all, not both, e.g. cudaenv modulefile 12.4 -o /opt/modules")
 			}
-			mods, err := modulesFor(e, c.Args().Slice(), all)
+			st, err := e.storeFor(c.Bool("system"))
+			if err != nil {
+				return fmt.Errorf("modulefile %w", err)
+			}
+			mods, err := modulesFor(st, c.Args().Slice(), all)
 			if err != nil {
 				return fmt.Errorf("modulefile: %w", err)
 			}
@@ -57,8 +62,7 @@ func moduleCommands(e *env) []*cli.Command {
 // modulesFor is the modules for the named specs (the newest installed
 // match of a CUDA spec; every CUDA major's build of a cuDNN spec), or for
 // every installed entry.
-func modulesFor(e *env, args []string, all bool) ([]modulefile.Module, error) {
-	st := e.store()
+func modulesFor(st *store.Store, args []string, all bool) ([]modulefile.Module, error) {
 	var picked []store.Entry
 	for _, k := range []store.Kind{store.CUDA, store.Cudnn} {
 		list, err := st.List(k)

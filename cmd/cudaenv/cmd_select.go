@@ -16,6 +16,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shims"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 func selectionCommands(e *env) []*cli.Command {
@@ -33,7 +34,7 @@ func selectionCommands(e *env) []*cli.Command {
 					label = "system"
 				}
 				// The source is a path from wherever the user cd'ed to.
-				fmt.Fprintf(e.stdout, "%s (set by %s)\n", label, termsafe.Escape(r.Selection.Source.String()))
+				fmt.Fprintf(e.stdout, "%s (set by %s%s)\n", label, termsafe.Escape(r.Selection.Source.String()), whichStore(r))
 				return nil
 			},
 		},
@@ -165,4 +166,36 @@ func joinSpecs(specs []version.Spec) string {
 		words[i] = s.String()
 	}
 	return strings.Join(words, " ")
+}
+
+// whichStore says which active entries come from the system store, and
+// which of the user's own hide one there: "; 12.4.1 from the system
+// store /opt/cudaenv". Nothing when no system store is involved.
+func whichStore(r activate.Resolved) string {
+	var from, shadows []string
+	var root string
+	for _, ent := range []*store.Entry{r.CUDA, r.Cudnn} {
+		if ent == nil {
+			continue
+		}
+		label := ent.Version.String()
+		if ent.Kind == store.Cudnn {
+			label = "cudnn@" + label
+		}
+		switch {
+		case ent.System:
+			from = append(from, label)
+			root = filepath.Dir(filepath.Dir(ent.Dir))
+		case ent.Shadows:
+			shadows = append(shadows, label)
+		}
+	}
+	var out string
+	if len(from) > 0 {
+		out += "; " + strings.Join(from, " ") + " from the system store " + root
+	}
+	if len(shadows) > 0 {
+		out += "; your own " + strings.Join(shadows, " ") + " in front of the system store's"
+	}
+	return out
 }

@@ -50,12 +50,17 @@ cuDNN's folder.`,
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "force", Usage: "remove it even if the current directory selects it"},
 				&cli.IntFlag{Name: "cuda-major", Usage: "for cuDNN: the CUDA major of the build to remove"},
+				&cli.BoolFlag{Name: "system", Usage: "remove it from the system store (CUDAENV_SYSTEM_ROOT); for its admin"},
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return errors.New("uninstall needs one version, e.g. cudaenv uninstall 12.4.1")
 				}
-				return uninstall(e, c.Args().First(), c.Bool("force"), c.Int("cuda-major"))
+				st, err := e.storeFor(c.Bool("system"))
+				if err != nil {
+					return err
+				}
+				return uninstall(e, st, c.Args().First(), c.Bool("force"), c.Int("cuda-major"))
 			},
 		},
 		{
@@ -65,10 +70,15 @@ cuDNN's folder.`,
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "cudnn-for", Usage: "PATH is a cuDNN build for this CUDA major"},
 				&cli.StringFlag{Name: "as", Usage: "the release PATH holds, e.g. 13.0.2, where its files do not name it (a pip or conda environment)"},
+				&cli.BoolFlag{Name: "system", Usage: "link it into the system store (CUDAENV_SYSTEM_ROOT) for all users; for its admin"},
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return errors.New("link needs one directory, e.g. cudaenv link /usr/local/cuda-12.4")
+				}
+				st, err := e.storeFor(c.Bool("system"))
+				if err != nil {
+					return err
 				}
 				opts := store.LinkOptions{CudnnFor: c.Int("cudnn-for"), Releases: install.ReleasesShipping}
 				if as := c.String("as"); as != "" {
@@ -78,7 +88,7 @@ cuDNN's folder.`,
 					}
 					opts.As = v
 				}
-				ent, err := e.store().LinkWith(c.Args().First(), opts)
+				ent, err := st.LinkWith(c.Args().First(), opts)
 				if err != nil {
 					return err
 				}
@@ -106,7 +116,9 @@ type listed struct {
 	Profile       string  `json:"profile,omitempty"`
 	Components    int     `json:"components"`
 	LibrariesOnly bool    `json:"libraries_only"`
-	SizeBytes     *int64  `json:"size_bytes"` // null for linked trees: not the store's
+	SizeBytes     *int64  `json:"size_bytes"`               // null for linked trees: not the store's
+	Store         string  `json:"store"`                    // user or system
+	ShadowsSystem bool    `json:"shadows_system,omitempty"` // a user entry in front of the system store's
 	Active        bool    `json:"active"`
 	ActiveBy      string  `json:"active_by,omitempty"`
 	Broken        *string `json:"broken,omitempty"`
@@ -167,6 +179,12 @@ func (r listed) details() string {
 	default:
 		parts = append(parts, r.Source)
 	}
+	switch {
+	case r.Store == "system":
+		parts = append(parts, "(system store)")
+	case r.ShadowsSystem:
+		parts = append(parts, "(yours, in front of the system store's)")
+	}
 	var what []string
 	if r.Profile != "" {
 		what = append(what, r.Profile+" profile")
@@ -209,7 +227,12 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 		Path:       ent.Path,
 		Profile:    ent.Receipt.Profile,
 		Components: len(ent.Receipt.Components),
+		Store:      "user",
 	}
+	if ent.System {
+		r.Store = "system"
+	}
+	r.ShadowsSystem = ent.Shadows
 	if ent.Linked() {
 		r.Source, r.LinkTarget = "link", ent.Path
 	} else {
@@ -286,7 +309,7 @@ func prefix(e *env, args []string) error {
 	return nil
 }
 
-func uninstall(e *env, arg string, force bool, cudaMajor int) error {
+func uninstall(e *env, st *store.Store, arg string, force bool, cudaMajor int) error {
 	spec, err := version.ParseSpec(arg)
 	if err != nil || spec.Kind != version.Prefix {
 		return fmt.Errorf("uninstall: invalid version %q; name an installed version, e.g. 12.4.1 or cudnn@9.5.1.17", arg)
@@ -295,7 +318,6 @@ func uninstall(e *env, arg string, force bool, cudaMajor int) error {
 	if spec.Tool == version.Cudnn {
 		kind = store.Cudnn
 	}
-	st := e.store()
 	entries, err := st.List(kind)
 	if err != nil {
 		return err
@@ -321,6 +343,9 @@ func uninstall(e *env, arg string, force bool, cudaMajor int) error {
 		return fmt.Errorf("uninstall: %s matches %s; %s", arg, strings.Join(names, ", "), hint)
 	}
 	target := matches[0]
+	if target.System {
+		return st.Remove(target) // refused: it says whose it is
+	}
 	if !force {
 		if r, err := resolveHere(e); err == nil {
 			for _, a := range []*store.Entry{r.CUDA, r.Cudnn} {

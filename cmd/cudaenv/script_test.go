@@ -49,7 +49,7 @@ func TestScripts(t *testing.T) {
 			case "envmodules":
 				return modulecmdTcl() != "", nil
 			}
-			return false, fmt.Errorf("unknown condition %q", cond)
+			return systemCondition(cond)
 		},
 		Cmds: cmds(t),
 	})
@@ -62,6 +62,9 @@ func cmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, arg
 		"touchnew":  cmdTouchNew,
 	}
 	for k, v := range mirrorCmds(t) {
+		m[k] = v
+	}
+	for k, v := range systemCmds() {
 		m[k] = v
 	}
 	return m

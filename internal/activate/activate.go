@@ -247,15 +247,28 @@ func Compute(in Input) Output {
 	lookup := func(k string) (string, bool) { v, ok := in.Env[k]; return v, ok }
 	sel, watch, err := resolve.Find(in.Dir, lookup, in.Dirs.GlobalFile())
 	out := Output{Watch: watch, Err: err, Warnings: sel.Warnings}
-	// Installing or removing a version can change what a spec resolves to.
-	for _, d := range []string{in.Dirs.CUDA(), in.Dirs.Cudnn()} {
-		out.Watch.Files = append(out.Watch.Files, statFile(d))
+	// Installing or removing a version, here or in the system store, can
+	// change what a spec resolves to: the kind folders of the tools the
+	// selection names are watched (each costs the idle prompt a test).
+	st := store.New(in.Dirs)
+	for _, w := range []struct {
+		tool version.Tool
+		kind store.Kind
+	}{{version.CUDA, store.CUDA}, {version.Cudnn, store.Cudnn}} {
+		if _, ok := sel.Spec(w.tool); !ok || sel.System() {
+			continue
+		}
+		for _, s := range []*store.Store{st, st.System} {
+			if s != nil {
+				out.Watch.Files = append(out.Watch.Files, statFile(kindDir(s, w.kind)))
+			}
+		}
 	}
 	var want envdiff.Want
 	if err == nil {
 		// The hook runs on every directory change: read only the receipts
 		// of the entries picked.
-		out.Resolved, out.Err = ResolveFast(store.New(in.Dirs), sel)
+		out.Resolved, out.Err = ResolveFast(st, sel)
 		if out.Err == nil {
 			want = Want(out.Resolved, in.GOOS)
 		}
@@ -272,6 +285,13 @@ func Changes(env envdiff.Env, want envdiff.Want, goos string) []envdiff.Change {
 	prev, _ := envdiff.Decode(env[envdiff.StateVar])
 	changes, _ := envdiff.Apply(env, prev, want, ListSep(goos))
 	return changes
+}
+
+func kindDir(s *store.Store, k store.Kind) string {
+	if k == store.Cudnn {
+		return s.Dirs.Cudnn()
+	}
+	return s.Dirs.CUDA()
 }
 
 func statFile(p string) resolve.FileState {

@@ -188,3 +188,48 @@ func TestWhichNamesTheVersionsThatHaveACommand(t *testing.T) {
 		t.Errorf("err = %v\nwant  %s", err, want)
 	}
 }
+
+func TestComputeActivatesASystemStoreVersionAndWatchesItsFolders(t *testing.T) {
+	base := t.TempDir()
+	d := dirs.Dirs{Root: filepath.Join(base, "user"), Config: filepath.Join(base, "cfg"), Cache: filepath.Join(base, "cache"), System: filepath.Join(base, "sys tem")}
+	admin, err := store.NewSystem(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	install(t, admin, store.CUDA, "12.4.1", "bin/nvcc")
+	install(t, admin, store.Cudnn, "9.5.1.17-cuda12")
+	out := Compute(Input{Dir: base, Env: map[string]string{"CUDAENV_VERSION": "12.4", "PATH": "/usr/bin"}, Dirs: d, GOOS: "linux"})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	if c := out.Resolved.CUDA; c == nil || !c.System || c.Path != filepath.Join(d.System, "cuda", "12.4.1") {
+		t.Fatalf("resolved %+v", out.Resolved.CUDA)
+	}
+
+	// Each watched folder costs the idle prompt a test: only the kind
+	// folders of the tools the selection names are watched, in both stores.
+	user, sys := filepath.Join(d.Root, "cuda"), filepath.Join(d.System, "cuda")
+	userDNN, sysDNN := filepath.Join(d.Root, "cudnn"), filepath.Join(d.System, "cudnn")
+	tests := []struct {
+		selection string
+		want      []string
+	}{
+		{"12.4", []string{user, sys}},
+		{"12.4 cudnn@9.5", []string{user, sys, userDNN, sysDNN}},
+		{"cudnn@9.5", []string{userDNN, sysDNN}},
+		{"13.0", []string{user, sys}}, // not installed: an install must be seen
+		{"system", nil},
+	}
+	for _, tt := range tests {
+		out := Compute(Input{Dir: base, Env: map[string]string{"CUDAENV_VERSION": tt.selection}, Dirs: d, GOOS: "linux"})
+		var got []string
+		for _, f := range out.Watch.Files {
+			if strings.HasPrefix(f.Path, d.Root) || strings.HasPrefix(f.Path, d.System) {
+				got = append(got, f.Path)
+			}
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: watched %q, want %q", tt.selection, got, tt.want)
+		}
+	}
+}

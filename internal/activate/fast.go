@@ -16,9 +16,10 @@ import (
 )
 
 // ResolveFast is Resolve for hot paths such as shims: it reads the store's
-// directory names and the receipts of the entries it picks, not of every
-// entry, and decodes a receipt only when the entry is linked; so an
-// entry's Receipt is the zero Receipt unless it is linked. Otherwise it
+// directory names (the system store's too: see store.Store.System) and
+// the receipts of the entries it picks, not of every entry, and decodes a
+// receipt only when the entry is linked; so an entry's Receipt is the
+// zero Receipt unless it is linked, and Shadows is not set. Otherwise it
 // returns what Resolve returns; when a spec matches nothing it defers to
 // Resolve, whose error lists what is installed.
 func ResolveFast(st *store.Store, sel resolve.Selection) (Resolved, error) {
@@ -27,7 +28,7 @@ func ResolveFast(st *store.Store, sel resolve.Selection) (Resolved, error) {
 		return r, nil
 	}
 	if spec, ok := sel.Spec(version.CUDA); ok {
-		e, found := pick(st, store.CUDA, st.Dirs.CUDA(), spec, 0)
+		e, found := pick(st, store.CUDA, spec, 0)
 		if !found {
 			return Resolve(st, sel)
 		}
@@ -41,7 +42,7 @@ func ResolveFast(st *store.Store, sel resolve.Selection) (Resolved, error) {
 		if r.CUDA != nil {
 			major = r.CUDA.Version.Major()
 		}
-		e, found := pick(st, store.Cudnn, st.Dirs.Cudnn(), spec, major)
+		e, found := pick(st, store.Cudnn, spec, major)
 		if !found {
 			return Resolve(st, sel)
 		}
@@ -54,25 +55,57 @@ func ResolveFast(st *store.Store, sel resolve.Selection) (Resolved, error) {
 }
 
 type candidate struct {
-	name  string
-	v     version.Version
-	major int
+	k      store.Kind
+	name   string
+	v      version.Version
+	major  int
+	st     *store.Store // the user's store, or its system store
+	dir    string
+	system bool
 }
 
-// pick returns the newest entry of dir that matches spec (and, for cuDNN
-// with cudaMajor > 0, is built for that CUDA major) and has a receipt, the
-// same entry best picks from List.
-func pick(st *store.Store, k store.Kind, dir string, spec version.Spec, cudaMajor int) (*store.Entry, bool) {
+// pick returns the newest entry that matches spec (and, for cuDNN with
+// cudaMajor > 0, is built for that CUDA major) and has a receipt, the
+// same entry best picks from List: of the user's store, else of the
+// system store, which a user entry of the same name shadows.
+func pick(st *store.Store, k store.Kind, spec version.Spec, cudaMajor int) (*store.Entry, bool) {
+	cands := candidates(nil, st, k, spec, cudaMajor, false)
+	if st.System != nil {
+		cands = candidates(cands, st.System, k, spec, cudaMajor, true)
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if c := version.Compare(cands[i].v, cands[j].v); c != 0 {
+			return c > 0
+		}
+		if cands[i].major != cands[j].major {
+			return cands[i].major > cands[j].major
+		}
+		return !cands[i].system && cands[j].system // the user's first
+	})
+	for _, c := range cands {
+		if e, ok := load(c); ok {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// candidates appends the entry names in st's own folder of kind k that
+// match.
+func candidates(cands []candidate, st *store.Store, k store.Kind, spec version.Spec, cudaMajor int, system bool) []candidate {
+	dir := st.Dirs.CUDA()
+	if k == store.Cudnn {
+		dir = st.Dirs.Cudnn()
+	}
 	des, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, false
+		return cands
 	}
-	cands := make([]candidate, 0, len(des))
 	for _, de := range des {
 		if !de.IsDir() {
 			continue
 		}
-		c := candidate{name: de.Name()}
+		c := candidate{k: k, name: de.Name(), st: st, system: system}
 		base := c.name
 		if k == store.Cudnn {
 			b, m, ok := strings.Cut(c.name, "-cuda")
@@ -90,38 +123,29 @@ func pick(st *store.Store, k store.Kind, dir string, spec version.Spec, cudaMajo
 		if (cudaMajor > 0 && c.major != cudaMajor) || !spec.Match(c.v) {
 			continue
 		}
+		c.dir = filepath.Join(dir, c.name)
 		cands = append(cands, c)
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		if c := version.Compare(cands[i].v, cands[j].v); c != 0 {
-			return c > 0
-		}
-		return cands[i].major > cands[j].major
-	})
-	for _, c := range cands {
-		if e, ok := load(st, k, filepath.Join(dir, c.name), c); ok {
-			return e, true
-		}
-	}
-	return nil, false
+	return cands
 }
 
-// load reads an entry as store.Get does, but decodes the receipt only
+// load reads an entry as store.GetOwn does, but decodes the receipt only
 // when the entry is linked (its files are elsewhere) or does not look like
 // a JSON object; for the others Receipt is left zero. (encoding/json's
 // first decode in a process costs more than the rest of a shim call.) The
 // store writes a receipt whole, last, before the entry is renamed into
 // place, so a receipt that begins with { and ends with } is one it wrote.
-func load(st *store.Store, k store.Kind, dir string, c candidate) (*store.Entry, bool) {
-	data, err := os.ReadFile(filepath.Join(dir, store.ReceiptName))
+func load(c candidate) (*store.Entry, bool) {
+	data, err := os.ReadFile(filepath.Join(c.dir, store.ReceiptName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false
 	}
 	if err != nil || !looksLikeObject(data) || bytes.Contains(data, []byte(`"link"`)) {
-		e, ok := st.Get(k, c.name)
+		e, ok := c.st.GetOwn(c.k, c.name)
+		e.System = c.system
 		return &e, ok
 	}
-	return &store.Entry{Kind: k, Name: c.name, Version: c.v, CUDAMajor: c.major, Dir: dir, Path: dir}, true
+	return &store.Entry{Kind: c.k, Name: c.name, Version: c.v, CUDAMajor: c.major, Dir: c.dir, Path: c.dir, System: c.system}, true
 }
 
 func looksLikeObject(data []byte) bool {

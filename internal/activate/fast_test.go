@@ -49,10 +49,58 @@ func TestResolveFastMatchesResolve(t *testing.T) {
 		"cudnn/9.7.0-cudaX/receipt.json":     r,
 	})
 	st := store.New(dirs.Dirs{Root: root})
-	for _, text := range []string{
+	sameAsResolve(t, st, []string{
 		"12.4", "12", "12.4.1", "11", "latest", "12.6", "12.7", "12.8", "12.4.2", "12.10", "12.9", "13", "14",
 		"12.4 cudnn@9.5", "11.8 cudnn@9", "11 cudnn@8", "12.4 cudnn@9.6", "cudnn@9", "cudnn@latest", "cudnn@9.7", "system",
-	} {
+	})
+}
+
+// With a system store beside the user's, ResolveFast picks what Resolve
+// picks too: the newest match of either, the user's entry where both
+// have a name, the system's where the user's has no receipt.
+func TestResolveFastMatchesResolveAcrossTheUserAndSystemStores(t *testing.T) {
+	user, system := t.TempDir(), t.TempDir()
+	linked := t.TempDir()
+	r := `{"kind":"x","source":"test"}`
+	writeTestTree(t, user, map[string]string{
+		"cuda/12.4.1/receipt.json":           r,
+		"cuda/12.6.0/bin/nvcc":               "", // no receipt: the system's 12.6.0 shows
+		"cuda/11.8.0/receipt.json":           `{not json`,
+		"cudnn/9.5.1.17-cuda12/receipt.json": r,
+	})
+	writeTestTree(t, system, map[string]string{
+		"cuda/12.4.1/receipt.json":           r,
+		"cuda/12.4.2/receipt.json":           r,
+		"cuda/12.6.0/receipt.json":           r,
+		"cuda/12.8.0/receipt.json":           `{"kind":"cuda","source":"link","target":"` + linked + `"}`,
+		"cuda/12.9.0/receipt.json":           `{"kind":"cuda","source":"link","target":"/nonexistent/cuda"}`,
+		"cuda/11.8.0/receipt.json":           r,
+		"cuda/10.2.0/receipt.json":           r,
+		"cuda/.stage-13.0.0-1/receipt.json":  r, // an admin's install in progress
+		"cudnn/9.5.1.17-cuda12/receipt.json": r,
+		"cudnn/9.6.0.1-cuda12/receipt.json":  r,
+		"cudnn/8.9.7.29-cuda11/receipt.json": r,
+	})
+	st := store.New(dirs.Dirs{Root: user, System: system})
+	sameAsResolve(t, st, []string{
+		"12.4", "12.4.1", "12.4.2", "12.6", "12.8", "12.9", "11", "10", "13", "latest",
+		"12.4.1 cudnn@9.5", "12.4 cudnn@9", "11 cudnn@8", "11.8 cudnn@9", "cudnn@9.6",
+	})
+	got, err := ResolveFast(st, specs(t, "12.4.1 cudnn@9.6"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.CUDA.System || got.CUDA.Dir != filepath.Join(user, "cuda", "12.4.1") {
+		t.Errorf("12.4.1 = %+v, want the user's", got.CUDA)
+	}
+	if !got.Cudnn.System || got.Cudnn.Dir != filepath.Join(system, "cudnn", "9.6.0.1-cuda12") {
+		t.Errorf("cudnn@9.6 = %+v, want the system store's", got.Cudnn)
+	}
+}
+
+func sameAsResolve(t *testing.T, st *store.Store, texts []string) {
+	t.Helper()
+	for _, text := range texts {
 		specs, err := resolve.Parse("test", []byte(text))
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
@@ -73,7 +121,7 @@ func TestResolveFastMatchesResolve(t *testing.T) {
 			if g == nil {
 				continue
 			}
-			if g.Dir != w.Dir || g.Path != w.Path || !reflect.DeepEqual(g.Version, w.Version) || g.CUDAMajor != w.CUDAMajor || g.Kind != w.Kind || g.Linked() != w.Linked() {
+			if g.Dir != w.Dir || g.Path != w.Path || !reflect.DeepEqual(g.Version, w.Version) || g.CUDAMajor != w.CUDAMajor || g.Kind != w.Kind || g.Linked() != w.Linked() || g.System != w.System {
 				t.Errorf("%s: got %+v, want %+v", text, *g, *w)
 			}
 		}

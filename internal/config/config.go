@@ -15,6 +15,8 @@ var Keys = map[string]string{
 	"source":     "CUDAENV_SOURCE",
 	"mirror":     "CUDAENV_MIRROR",
 	"pypi_index": "CUDAENV_PYPI_INDEX",
+	// system_root is the shared, read-only system store (see dirs.Dirs.System).
+	"system_root": "CUDAENV_SYSTEM_ROOT",
 }
 
 // FileName is the settings file's name in the config directory.
@@ -53,4 +55,25 @@ func keyNames() []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// Lookup returns one key's value from the file's text without judging the
+// rest of it: the shims and the prompt hook read system_root this way on
+// every call and must not fail on a typo elsewhere (the CLI's commands
+// report those through Parse). The last line that sets the key wins, as
+// in Parse.
+func Lookup(data []byte, key string) (string, bool) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var val string
+	found := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if c := strings.IndexByte(line, '#'); c >= 0 {
+			line = line[:c]
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if ok && strings.TrimSpace(k) == key {
+			val, found = strings.Trim(strings.TrimSpace(v), `"`), true
+		}
+	}
+	return val, found
 }

@@ -5,11 +5,14 @@ package dirs
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/adrg/xdg"
+
+	"github.com/cudaenv/cudaenv/internal/config"
 )
 
 // Dirs is the on-disk layout.
@@ -17,6 +20,10 @@ type Dirs struct {
 	Root   string // the store: cuda/, cudnn/, shims/
 	Config string // holds the global default file
 	Cache  string // downloads, the release index, hook stamps
+	// System is the shared system store (an admin's /opt/cudaenv on NFS
+	// or Lustre), read beside Root and never written by users; "" for
+	// none. It is always absolute.
+	System string
 }
 
 // Lookup reads one environment variable.
@@ -58,6 +65,9 @@ func FromEnv(env Lookup) (Dirs, error) {
 		}
 		*f.field = filepath.Clean(*f.field)
 	}
+	if err := checkSystem(&d, env); err != nil {
+		return Dirs{}, err
+	}
 	return d, nil
 }
 
@@ -83,6 +93,34 @@ func example(name string) string {
 		return `"$HOME/.cache/cudaenv"`
 	}
 	return `"$HOME/.local/share/cudaenv"`
+}
+
+// checkSystem checks the system store's folder as the others: its
+// entries go on PATH too.
+func checkSystem(d *Dirs, env Lookup) error {
+	d.System = systemRoot(env, d.Config)
+	if d.System == "" {
+		return nil
+	}
+	return check("CUDAENV_SYSTEM_ROOT (or system_root)", "CUDAENV_SYSTEM_ROOT", d.System, true)
+}
+
+// systemRoot is CUDAENV_SYSTEM_ROOT, else system_root in the settings
+// file. A relative folder would name another store in every directory,
+// so it counts as none (the --system commands say so).
+func systemRoot(env Lookup, configDir string) string {
+	v, ok := env("CUDAENV_SYSTEM_ROOT")
+	if !ok || v == "" {
+		data, err := os.ReadFile(filepath.Join(configDir, config.FileName))
+		if err != nil {
+			return ""
+		}
+		v, _ = config.Lookup(data, "system_root")
+	}
+	if v == "" || !filepath.IsAbs(v) {
+		return ""
+	}
+	return filepath.Clean(v)
 }
 
 // CUDA is the folder of installed toolkits, one per full version.

@@ -1,6 +1,7 @@
 package dirs
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -70,5 +71,38 @@ func TestFromEnvRefusesFoldersUnsafeOnPATH(t *testing.T) {
 	// A colon is only a problem on PATH: the cache may have one.
 	if _, err := FromEnv(lookup(map[string]string{"CUDAENV_CACHE_DIR": "/c:d"})); err != nil {
 		t.Errorf("cache with a colon: %v", err)
+	}
+}
+
+func TestFromEnvFindsTheSystemStore(t *testing.T) {
+	cfg := t.TempDir()
+	tests := []struct {
+		desc, envValue, file, want string
+	}{
+		{"from CUDAENV_SYSTEM_ROOT", "/opt/cuda env/", "", "/opt/cuda env"},
+		{"from system_root in the settings file", "", "system_root = /lustre/$x/cudaenv\n", "/lustre/$x/cudaenv"},
+		{"the variable before the file", "/opt/a", "system_root = /opt/b\n", "/opt/a"},
+		{"a relative folder is none", "opt/cudaenv", "", ""},
+		{"a relative folder in the file is none", "", "system_root = cudaenv\n", ""},
+		{"neither is none", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			path := filepath.Join(cfg, "config")
+			os.Remove(path)
+			if tt.file != "" {
+				if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := map[string]string{"CUDAENV_CONFIG_DIR": cfg, "CUDAENV_SYSTEM_ROOT": tt.envValue}
+			d, err := FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.System != tt.want {
+				t.Errorf("System = %q, want %q", d.System, tt.want)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cudaenv/cudaenv/fetch"
@@ -58,6 +59,10 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			}
 			in.event(res)
 			return res, nil
+		}
+		if have.System {
+			// Completing it would mean a private copy of everything.
+			return Result{}, fmt.Errorf("install %s: the system store's %s lacks %s; ask its admin to add them (cudaenv install --system), or install your own copy, which comes first: add --force", pl.Label, have.Dir, strings.Join(missing, ", "))
 		}
 		if pl.Artifacts, err = pl.reselect(append(componentIDs(have), missing...)); err != nil {
 			return Result{}, fmt.Errorf("install %s: %w", pl.Label, err)

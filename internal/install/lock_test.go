@@ -252,7 +252,7 @@ func TestAFileThatIsNotTheLockedOneFails(t *testing.T) {
 		writeFile(t, p, "not nvcc\n")
 		_, err := in.Install(context.Background(), Request{Here: Here{Dir: dir}})
 		var me *MismatchError
-		if !errors.As(err, &me) || me.Component != "cuda_nvcc" || me.Want != nvcc.SHA256 || me.Got != sha256Hex("not nvcc\n") {
+		if !errors.As(err, &me) || me.Component != "cuda_nvcc" || me.Want != nvcc.SHA256 || me.Got != sha256OfText("not nvcc\n") {
 			t.Fatalf("err = %v, want a mismatch of cuda_nvcc with both hashes", err)
 		}
 		for _, s := range []string{"install CUDA 12.4.1: cuda_nvcc (" + nvcc.Name + "): sha256 mismatch: the lock has " + nvcc.SHA256 + ", the download cache has " + me.Got, "cudaenv cache prune"} {
@@ -502,7 +502,7 @@ func TestInstalledFromOtherArchivesIsReported(t *testing.T) {
 	}
 }
 
-func sha256Hex(s string) string {
+func sha256OfText(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }

@@ -51,6 +51,12 @@ type Plan struct {
 	prepare func(ctx context.Context, arts []fetch.Artifact) ([]fetch.Artifact, error)
 	// lockName is the lock file a plan was read from, "" for none.
 	lockName string
+	// What an offline bundle records: the product and release, the
+	// platform, and NVIDIA's manifest (nil for wheels).
+	product  fetch.Product
+	release  string
+	platform string
+	manifest *fetch.Manifest
 }
 
 // Plan picks the release a spec means from the target's source and the
@@ -126,7 +132,8 @@ func (in *Installer) planNVIDIA(ctx context.Context, client *fetch.Client, p fet
 		url = fetch.DefaultBase
 	}
 	pl := &Plan{
-		Release:   rel,
+		Release: rel,
+		product: p, release: rel, platform: sel.Platform, manifest: m,
 		Artifacts: arts,
 		Receipt:   store.Receipt{Source: "nvidia", URL: fetch.Redact(url), Platform: sel.Platform, Profile: sel.Profile, ManifestSHA256: m.SHA256},
 		reselect: func(ids []string) ([]fetch.Artifact, error) {

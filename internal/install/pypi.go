@@ -34,7 +34,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	if err != nil {
 		return nil, err
 	}
-	pl := &Plan{Receipt: store.Receipt{Source: "pypi", URL: idx.URL(), Platform: t.Platform, Profile: t.Profile}}
+	pl := &Plan{product: p, platform: t.Platform, Receipt: store.Receipt{Source: "pypi", URL: idx.URL(), Platform: t.Platform, Profile: t.Profile}}
 	if len(t.Components) > 0 {
 		pl.Receipt.Profile = ""
 	}
@@ -57,7 +57,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		if pl.Artifacts, err = resolveAll([]pypi.Requirement{req}); err != nil {
 			return nil, fmt.Errorf("install cudnn %s from %s: %w", req.Version, idx.URL(), err)
 		}
-		pl.Receipt.ManifestSHA256, pl.Release = rel.ManifestSHA256, rel.Version
+		pl.Receipt.ManifestSHA256, pl.Release, pl.release = rel.ManifestSHA256, rel.Version, rel.Version
 		pl.reselect = func([]string) ([]fetch.Artifact, error) { return pl.Artifacts, nil }
 		return pl, pl.setName(p, req.Version, req.Version, t.CUDAMajor)
 	}
@@ -110,7 +110,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	if len(pl.Artifacts) == 0 {
 		return nil, fmt.Errorf("install %s --source pypi: the index has none of its wheels for %s", rel.Version, t.Platform)
 	}
-	pl.Receipt.ManifestSHA256, pl.Release = rel.ManifestSHA256, rel.Version
+	pl.Receipt.ManifestSHA256, pl.Release, pl.release = rel.ManifestSHA256, rel.Version, rel.Version
 	pl.reselect = func(ids []string) ([]fetch.Artifact, error) {
 		full := rel
 		if !offer.Known {
