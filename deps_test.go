@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/dirs":    {},
 	"internal/envdiff": {},
 	"internal/config":  {},
+	"internal/xz":      {},
 	"shell":            {},
 	"completions":      {},
 	"compat":           {"compat/internal/gen"}, // its test checks the generated tables
