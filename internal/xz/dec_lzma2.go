@@ -503,22 +503,38 @@ func dictRepeat(dict *dictionary, len *uint32, dist uint32) bool {
 	if dist >= dict.pos {
 		back += dict.end
 	}
-	for {
-		dict.buf[dict.pos] = dict.buf[back]
-		dict.pos++
-		back++
-		if back == dict.end {
-			back = 0
-		}
-		left--
-		if !(left > 0) {
-			break
-		}
-	}
+	dictCopy(dict.buf, dict.pos, back, left, dict.end)
+	dict.pos += left
 	if dict.full < dict.pos {
 		dict.full = dict.pos
 	}
 	return true
+}
+
+/*
+ * dictCopy writes n bytes at buf[pos:] as if copying them one by one from
+ * buf[back:], back wrapping to 0 at end (pos+n <= end). Where the source
+ * overlaps the destination from behind, the bytes repeat with period
+ * pos-back, so each copy doubles what the next may take.
+ */
+func dictCopy(buf []byte, pos, back, n, end uint32) {
+	for n > 0 {
+		if back >= pos {
+			// The source is ahead of the destination (it is
+			// older data, before a wrap): no byte is read after
+			// this copy writes it.
+			k := min(n, end-back)
+			copy(buf[pos:pos+k], buf[back:back+k])
+			pos, back, n = pos+k, back+k, n-k
+			if back == end {
+				back = 0
+			}
+			continue
+		}
+		k := min(n, pos-back)
+		copy(buf[pos:pos+k], buf[back:back+k])
+		pos, n = pos+k, n-k
+	}
 }
 
 /* Copy uncompressed data as is from input to dictionary and output buffers. */
@@ -690,134 +706,23 @@ func rcDirect(rc *rcDec, dest *uint32, limit uint32) {
  * LZMA *
  ********/
 
-/* Get pointer to literal coder probability array. */
-func lzmaLiteralProbs(s *xzDecLZMA2) []uint16 {
-	var prevByte uint32 = dictGet(&s.dict, 0)
-	var low uint32 = prevByte >> (8 - s.lzma.lc)
-	var high uint32 = (s.dict.pos & s.lzma.literalPosMask) << s.lzma.lc
-	return s.lzma.literal[low+high][:]
-}
-
-/* Decode a literal (one 8-bit byte) */
-func lzmaLiteral(s *xzDecLZMA2) {
-	var probs []uint16
-	var symbol uint32
-	var matchByte uint32
-	var matchBit uint32
-	var offset uint32
-	var i uint32
-	probs = lzmaLiteralProbs(s)
-	if lzmaStateIsLiteral(s.lzma.state) {
-		symbol = rcBittree(&s.rc, probs[1:], 0x100)
-	} else {
-		symbol = 1
-		matchByte = dictGet(&s.dict, s.lzma.rep0) << 1
-		offset = 0x100
-		for {
-			matchBit = matchByte & offset
-			matchByte <<= 1
-			i = offset + matchBit + symbol
-			if rcBit(&s.rc, &probs[i]) {
-				symbol = symbol<<1 + 1
-				offset &= matchBit
-			} else {
-				symbol <<= 1
-				offset &= ^matchBit
-			}
-			if !(symbol < 0x100) {
-				break
-			}
-		}
-	}
-	dictPut(&s.dict, byte(symbol))
-	lzmaStateLiteral(&s.lzma.state)
-}
-
-/* Decode the length of the match into s.lzma.len. */
-func lzmaLen(s *xzDecLZMA2, l *lzmaLenDec, posState uint32) {
-	var probs []uint16
-	var limit uint32
-	switch {
-	case !rcBit(&s.rc, &l.choice):
-		probs = l.low[posState][:]
-		limit = lenLowSymbols
-		s.lzma.len = matchLenMin
-	case !rcBit(&s.rc, &l.choice2):
-		probs = l.mid[posState][:]
-		limit = lenMidSymbols
-		s.lzma.len = matchLenMin + lenLowSymbols
-	default:
-		probs = l.high[:]
-		limit = lenHighSymbols
-		s.lzma.len = matchLenMin + lenLowSymbols + lenMidSymbols
-	}
-	s.lzma.len += rcBittree(&s.rc, probs[1:], limit) - limit
-}
-
-/* Decode a match. The distance will be stored in s.lzma.rep0. */
-func lzmaMatch(s *xzDecLZMA2, posState uint32) {
-	var probs []uint16
-	var distSlot uint32
-	var limit uint32
-	lzmaStateMatch(&s.lzma.state)
-	s.lzma.rep3 = s.lzma.rep2
-	s.lzma.rep2 = s.lzma.rep1
-	s.lzma.rep1 = s.lzma.rep0
-	lzmaLen(s, &s.lzma.matchLenDec, posState)
-	probs = s.lzma.distSlot[lzmaGetDistState(s.lzma.len)][:]
-	distSlot = rcBittree(&s.rc, probs[1:], distSlots) - distSlots
-	if distSlot < distModelStart {
-		s.lzma.rep0 = distSlot
-	} else {
-		limit = distSlot>>1 - 1
-		s.lzma.rep0 = 2 + distSlot&1
-		if distSlot < distModelEnd {
-			s.lzma.rep0 <<= limit
-			probs = s.lzma.distSpecial[s.lzma.rep0-distSlot:]
-			rcBittreeReverse(&s.rc, probs, &s.lzma.rep0, limit)
-		} else {
-			rcDirect(&s.rc, &s.lzma.rep0, limit-alignBits)
-			s.lzma.rep0 <<= alignBits
-			rcBittreeReverse(
-				&s.rc, s.lzma.distAlign[1:], &s.lzma.rep0, alignBits)
-		}
-	}
-}
+// stateAfterLiteral is lzmaStateLiteral as a table.
+var stateAfterLiteral = [states]lzmaState{0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 4, 5}
 
 /*
- * Decode a repeated match. The distance is one of the four most recently
- * seen matches. The distance will be stored in s.lzma.rep0.
+ * LZMA decoder core: decode symbols until the dictionary reaches its
+ * write limit or the input reaches s.rc.inLimit. One iteration may
+ * consume up to lzmaInRequired - 1 bytes.
+ *
+ * This is the decoder's hot loop, written for speed (cudaenv): the range
+ * coder, dictionary and LZMA state live in locals, which the compiler
+ * keeps in registers (it cannot through s); the range coder is inlined by
+ * hand; bits of the bit trees (literals, lengths, distances), which are
+ * close to random, are decoded without branches, while the bits that
+ * choose what comes next keep theirs; and matches are copied with copy
+ * (see dictCopy). The arithmetic is upstream's, bit for bit.
  */
-func lzmaRepMatch(s *xzDecLZMA2, posState uint32) {
-	var tmp uint32
-	if !rcBit(&s.rc, &s.lzma.isRep0[s.lzma.state]) {
-		if !rcBit(&s.rc, &s.lzma.isRep0Long[s.lzma.state][posState]) {
-			lzmaStateShortRep(&s.lzma.state)
-			s.lzma.len = 1
-			return
-		}
-	} else {
-		if !rcBit(&s.rc, &s.lzma.isRep1[s.lzma.state]) {
-			tmp = s.lzma.rep1
-		} else {
-			if !rcBit(&s.rc, &s.lzma.isRep2[s.lzma.state]) {
-				tmp = s.lzma.rep2
-			} else {
-				tmp = s.lzma.rep3
-				s.lzma.rep3 = s.lzma.rep2
-			}
-			s.lzma.rep2 = s.lzma.rep1
-		}
-		s.lzma.rep1 = s.lzma.rep0
-		s.lzma.rep0 = tmp
-	}
-	lzmaStateLongRep(&s.lzma.state)
-	lzmaLen(s, &s.lzma.repLenDec, posState)
-}
-
-/* LZMA decoder core */
 func lzmaMain(s *xzDecLZMA2) bool {
-	var posState uint32
 	/*
 	 * If the dictionary was reached during the previous call, try to
 	 * finish the possibly pending repeat in the dictionary.
@@ -825,31 +730,365 @@ func lzmaMain(s *xzDecLZMA2) bool {
 	if dictHasSpace(&s.dict) && s.lzma.len > 0 {
 		dictRepeat(&s.dict, &s.lzma.len, s.lzma.rep0)
 	}
-	/*
-	 * Decode more LZMA symbols. One iteration may consume up to
-	 * lzmaInRequired - 1 bytes.
-	 */
-	for dictHasSpace(&s.dict) && !rcLimitExceeded(&s.rc) {
-		posState = s.dict.pos & s.lzma.posMask
-		if !rcBit(&s.rc, &s.lzma.isMatch[s.lzma.state][posState]) {
-			lzmaLiteral(s)
-		} else {
-			if rcBit(&s.rc, &s.lzma.isRep[s.lzma.state]) {
-				lzmaRepMatch(s, posState)
+	l := &s.lzma
+	rnge, code := s.rc.rnge, s.rc.code
+	in, inPos, inLimit := s.rc.in, s.rc.inPos, s.rc.inLimit
+	buf := s.dict.buf
+	pos, full, limit, end, size := s.dict.pos, s.dict.full, s.dict.limit, s.dict.end, s.dict.size
+	state := l.state
+	rep0, rep1, rep2, rep3 := l.rep0, l.rep1, l.rep2, l.rep3
+	mlen := l.len
+	lc, litPosMask, posMask := l.lc, l.literalPosMask, l.posMask
+	ok := true
+	for pos < limit && inPos <= inLimit {
+		posState := pos & posMask & (posStatesMax - 1)
+
+		// Literal or match?
+		if rnge < rcTopValue {
+			rnge <<= rcShiftBits
+			code = code<<rcShiftBits | uint32(in[inPos])
+			inPos++
+		}
+		p := &l.isMatch[state][posState]
+		bound := (rnge >> rcBitModelTotalBits) * uint32(*p)
+		if code < bound {
+			rnge = bound
+			*p += (rcBitModelTotal - *p) >> rcMoveBits
+
+			// A literal: eight bits, with the byte at rep0 as
+			// context after a match.
+			var prev uint32
+			if pos > 0 {
+				prev = uint32(buf[pos-1])
+			} else if full > 0 {
+				prev = uint32(buf[end-1])
+			}
+			probs := &l.literal[(prev>>(8-lc)+(pos&litPosMask)<<lc)&(literalCodersMax-1)]
+			sym := uint32(1)
+			if state < litStates {
+				for sym < 0x100 {
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					pr := uint32(probs[sym])
+					bound := (rnge >> rcBitModelTotalBits) * pr
+					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
+					rnge = bound&m0 | (rnge-bound)&^m0
+					code -= bound &^ m0
+					probs[sym] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					sym = sym<<1 + 1 + m0
+				}
 			} else {
-				lzmaMatch(s, posState)
+				back := pos - rep0 - 1
+				if rep0 >= pos {
+					back += end
+				}
+				var matchByte uint32
+				if full > 0 {
+					matchByte = uint32(buf[back]) << 1
+				}
+				offset := uint32(0x100)
+				for sym < 0x100 {
+					matchBit := matchByte & offset
+					matchByte <<= 1
+					i := offset + matchBit + sym
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					pr := uint32(probs[i])
+					bound := (rnge >> rcBitModelTotalBits) * pr
+					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63)
+					rnge = bound&m0 | (rnge-bound)&^m0
+					code -= bound &^ m0
+					probs[i] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					sym = sym<<1 + 1 + m0
+					offset &= matchBit ^ m0
+				}
 			}
-			if !dictRepeat(&s.dict, &s.lzma.len, s.lzma.rep0) {
-				return false
+			buf[pos] = byte(sym)
+			pos++
+			if full < pos {
+				full = pos
 			}
+			state = stateAfterLiteral[state]
+			continue
+		}
+		rnge -= bound
+		code -= bound
+		*p -= *p >> rcMoveBits
+
+		// A match: a new distance, or one of the last four.
+		if rnge < rcTopValue {
+			rnge <<= rcShiftBits
+			code = code<<rcShiftBits | uint32(in[inPos])
+			inPos++
+		}
+		p = &l.isRep[state]
+		bound = (rnge >> rcBitModelTotalBits) * uint32(*p)
+		var ld *lzmaLenDec // nil for a short repeat (one byte at rep0)
+		isNew := code < bound
+		if isNew {
+			rnge = bound
+			*p += (rcBitModelTotal - *p) >> rcMoveBits
+			if state < litStates {
+				state = stateLitMatch
+			} else {
+				state = stateNonlitMatch
+			}
+			rep3, rep2, rep1 = rep2, rep1, rep0
+			ld = &l.matchLenDec
+		} else {
+			rnge -= bound
+			code -= bound
+			*p -= *p >> rcMoveBits
+			if rnge < rcTopValue {
+				rnge <<= rcShiftBits
+				code = code<<rcShiftBits | uint32(in[inPos])
+				inPos++
+			}
+			p = &l.isRep0[state]
+			bound = (rnge >> rcBitModelTotalBits) * uint32(*p)
+			if code < bound {
+				rnge = bound
+				*p += (rcBitModelTotal - *p) >> rcMoveBits
+				if rnge < rcTopValue {
+					rnge <<= rcShiftBits
+					code = code<<rcShiftBits | uint32(in[inPos])
+					inPos++
+				}
+				p = &l.isRep0Long[state][posState]
+				bound = (rnge >> rcBitModelTotalBits) * uint32(*p)
+				if code < bound {
+					rnge = bound
+					*p += (rcBitModelTotal - *p) >> rcMoveBits
+					if state < litStates {
+						state = stateLitShortrep
+					} else {
+						state = stateNonlitRep
+					}
+					mlen = 1
+				} else {
+					rnge -= bound
+					code -= bound
+					*p -= *p >> rcMoveBits
+					ld = &l.repLenDec
+				}
+			} else {
+				rnge -= bound
+				code -= bound
+				*p -= *p >> rcMoveBits
+				if rnge < rcTopValue {
+					rnge <<= rcShiftBits
+					code = code<<rcShiftBits | uint32(in[inPos])
+					inPos++
+				}
+				var tmp uint32
+				p = &l.isRep1[state]
+				bound = (rnge >> rcBitModelTotalBits) * uint32(*p)
+				if code < bound {
+					rnge = bound
+					*p += (rcBitModelTotal - *p) >> rcMoveBits
+					tmp = rep1
+				} else {
+					rnge -= bound
+					code -= bound
+					*p -= *p >> rcMoveBits
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					p = &l.isRep2[state]
+					bound = (rnge >> rcBitModelTotalBits) * uint32(*p)
+					if code < bound {
+						rnge = bound
+						*p += (rcBitModelTotal - *p) >> rcMoveBits
+						tmp = rep2
+					} else {
+						rnge -= bound
+						code -= bound
+						*p -= *p >> rcMoveBits
+						tmp = rep3
+						rep3 = rep2
+					}
+					rep2 = rep1
+				}
+				rep1 = rep0
+				rep0 = tmp
+				ld = &l.repLenDec
+			}
+			if ld != nil {
+				if state < litStates {
+					state = stateLitLongrep
+				} else {
+					state = stateNonlitRep
+				}
+			}
+		}
+
+		if ld != nil {
+			// The length: 2-9, 10-17 or 18-273, a bit tree each.
+			if rnge < rcTopValue {
+				rnge <<= rcShiftBits
+				code = code<<rcShiftBits | uint32(in[inPos])
+				inPos++
+			}
+			var probs []uint16
+			var bits uint32
+			bound = (rnge >> rcBitModelTotalBits) * uint32(ld.choice)
+			if code < bound {
+				rnge = bound
+				ld.choice += (rcBitModelTotal - ld.choice) >> rcMoveBits
+				probs, bits, mlen = ld.low[posState][:], lenLowBits, matchLenMin
+			} else {
+				rnge -= bound
+				code -= bound
+				ld.choice -= ld.choice >> rcMoveBits
+				if rnge < rcTopValue {
+					rnge <<= rcShiftBits
+					code = code<<rcShiftBits | uint32(in[inPos])
+					inPos++
+				}
+				bound = (rnge >> rcBitModelTotalBits) * uint32(ld.choice2)
+				if code < bound {
+					rnge = bound
+					ld.choice2 += (rcBitModelTotal - ld.choice2) >> rcMoveBits
+					probs, bits, mlen = ld.mid[posState][:], lenMidBits, matchLenMin+lenLowSymbols
+				} else {
+					rnge -= bound
+					code -= bound
+					ld.choice2 -= ld.choice2 >> rcMoveBits
+					probs, bits, mlen = ld.high[:], lenHighBits, matchLenMin+lenLowSymbols+lenMidSymbols
+				}
+			}
+			sym := uint32(1)
+			for range bits {
+				if rnge < rcTopValue {
+					rnge <<= rcShiftBits
+					code = code<<rcShiftBits | uint32(in[inPos])
+					inPos++
+				}
+				pr := uint32(probs[sym])
+				bound := (rnge >> rcBitModelTotalBits) * pr
+				m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63)
+				rnge = bound&m0 | (rnge-bound)&^m0
+				code -= bound &^ m0
+				probs[sym] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+				sym = sym<<1 + 1 + m0
+			}
+			mlen += sym - 1<<bits
+		}
+
+		if isNew {
+			// The distance: a six-bit slot, then reverse bit
+			// trees, direct bits and four alignment bits.
+			distState := mlen - matchLenMin
+			if distState > distStates-1 {
+				distState = distStates - 1
+			}
+			probs := &l.distSlot[distState]
+			slot := uint32(1)
+			for range distSlotBits {
+				if rnge < rcTopValue {
+					rnge <<= rcShiftBits
+					code = code<<rcShiftBits | uint32(in[inPos])
+					inPos++
+				}
+				pr := uint32(probs[slot])
+				bound := (rnge >> rcBitModelTotalBits) * pr
+				m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63)
+				rnge = bound&m0 | (rnge-bound)&^m0
+				code -= bound &^ m0
+				probs[slot] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+				slot = slot<<1 + 1 + m0
+			}
+			slot -= distSlots
+			if slot < distModelStart {
+				rep0 = slot
+			} else {
+				n := slot>>1 - 1
+				rep0 = 2 + slot&1
+				var rev []uint16
+				if slot < distModelEnd {
+					rep0 <<= n
+					rev = l.distSpecial[rep0-slot:]
+				} else {
+					for range n - alignBits {
+						if rnge < rcTopValue {
+							rnge <<= rcShiftBits
+							code = code<<rcShiftBits | uint32(in[inPos])
+							inPos++
+						}
+						rnge >>= 1
+						code -= rnge
+						mask := 0 - code>>31
+						code += rnge & mask
+						rep0 = rep0<<1 + mask + 1
+					}
+					rep0 <<= alignBits
+					rev, n = l.distAlign[1:], alignBits
+				}
+				sym := uint32(1)
+				for i := range n {
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					pr := uint32(rev[sym-1])
+					bound := (rnge >> rcBitModelTotalBits) * pr
+					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63)
+					rnge = bound&m0 | (rnge-bound)&^m0
+					code -= bound &^ m0
+					rev[sym-1] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					sym = sym<<1 + 1 + m0
+					rep0 += (m0 + 1) << i
+				}
+			}
+		}
+
+		// Repeat mlen bytes from distance rep0, up to the limit.
+		if rep0 >= full || rep0 >= size {
+			ok = false
+			break
+		}
+		left := min(limit-pos, mlen)
+		mlen -= left
+		back := pos - rep0 - 1
+		if rep0 >= pos {
+			back += end
+		}
+		if back < pos && left <= pos-back && left <= 16 {
+			for i := range left {
+				buf[pos+i] = buf[back+i]
+			}
+		} else {
+			dictCopy(buf, pos, back, left, end)
+		}
+		pos += left
+		if full < pos {
+			full = pos
 		}
 	}
 	/*
 	 * Having the range decoder always normalized when we are outside
 	 * this function makes it easier to correctly handle end of the chunk.
 	 */
-	rcNormalize(&s.rc)
-	return true
+	if ok && rnge < rcTopValue {
+		rnge <<= rcShiftBits
+		code = code<<rcShiftBits | uint32(in[inPos])
+		inPos++
+	}
+	s.rc.rnge, s.rc.code, s.rc.inPos = rnge, code, inPos
+	s.dict.pos, s.dict.full = pos, full
+	l.state = state
+	l.rep0, l.rep1, l.rep2, l.rep3 = rep0, rep1, rep2, rep3
+	l.len = mlen
+	return ok
 }
 
 /*
