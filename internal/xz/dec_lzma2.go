@@ -359,8 +359,12 @@ type lzmaDec struct {
 	matchLenDec lzmaLenDec
 	/* Length of a repeated match */
 	repLenDec lzmaLenDec
-	/* Probabilities of literals */
-	literal [literalCodersMax][literalCoderSize]uint16
+	/*
+	 * Probabilities of literals, in arrays of a power of two so that
+	 * masked indexes need no bounds check (cudaenv); entries from
+	 * literalCoderSize on are never used.
+	 */
+	literal [literalCodersMax][1024]uint16
 }
 
 // type of lzma2Dec.sequence
@@ -766,18 +770,117 @@ func lzmaMain(s *xzDecLZMA2) bool {
 			probs := &l.literal[(prev>>(8-lc)+(pos&litPosMask)<<lc)&(literalCodersMax-1)]
 			sym := uint32(1)
 			if state < litStates {
-				for sym < 0x100 {
+				// Eight bits, unrolled.
+				{
 					if rnge < rcTopValue {
 						rnge <<= rcShiftBits
 						code = code<<rcShiftBits | uint32(in[inPos])
 						inPos++
 					}
-					pr := uint32(probs[sym])
+					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
 					rnge = bound&m0 | (rnge-bound)&^m0
 					code -= bound &^ m0
-					probs[sym] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					probs[sym&0xff] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					sym = sym<<1 + 1 + m0
+				}
+				{
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					pr := uint32(probs[sym&0xff])
+					bound := (rnge >> rcBitModelTotalBits) * pr
+					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
+					rnge = bound&m0 | (rnge-bound)&^m0
+					code -= bound &^ m0
+					probs[sym&0xff] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					sym = sym<<1 + 1 + m0
+				}
+				{
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					pr := uint32(probs[sym&0xff])
+					bound := (rnge >> rcBitModelTotalBits) * pr
+					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
+					rnge = bound&m0 | (rnge-bound)&^m0
+					code -= bound &^ m0
+					probs[sym&0xff] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					sym = sym<<1 + 1 + m0
+				}
+				{
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					pr := uint32(probs[sym&0xff])
+					bound := (rnge >> rcBitModelTotalBits) * pr
+					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
+					rnge = bound&m0 | (rnge-bound)&^m0
+					code -= bound &^ m0
+					probs[sym&0xff] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					sym = sym<<1 + 1 + m0
+				}
+				{
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					pr := uint32(probs[sym&0xff])
+					bound := (rnge >> rcBitModelTotalBits) * pr
+					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
+					rnge = bound&m0 | (rnge-bound)&^m0
+					code -= bound &^ m0
+					probs[sym&0xff] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					sym = sym<<1 + 1 + m0
+				}
+				{
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					pr := uint32(probs[sym&0xff])
+					bound := (rnge >> rcBitModelTotalBits) * pr
+					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
+					rnge = bound&m0 | (rnge-bound)&^m0
+					code -= bound &^ m0
+					probs[sym&0xff] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					sym = sym<<1 + 1 + m0
+				}
+				{
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					pr := uint32(probs[sym&0xff])
+					bound := (rnge >> rcBitModelTotalBits) * pr
+					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
+					rnge = bound&m0 | (rnge-bound)&^m0
+					code -= bound &^ m0
+					probs[sym&0xff] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					sym = sym<<1 + 1 + m0
+				}
+				{
+					if rnge < rcTopValue {
+						rnge <<= rcShiftBits
+						code = code<<rcShiftBits | uint32(in[inPos])
+						inPos++
+					}
+					pr := uint32(probs[sym&0xff])
+					bound := (rnge >> rcBitModelTotalBits) * pr
+					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
+					rnge = bound&m0 | (rnge-bound)&^m0
+					code -= bound &^ m0
+					probs[sym&0xff] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
 					sym = sym<<1 + 1 + m0
 				}
 			} else {
@@ -799,12 +902,12 @@ func lzmaMain(s *xzDecLZMA2) bool {
 						code = code<<rcShiftBits | uint32(in[inPos])
 						inPos++
 					}
-					pr := uint32(probs[i])
+					pr := uint32(probs[i&0x3ff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63)
 					rnge = bound&m0 | (rnge-bound)&^m0
 					code -= bound &^ m0
-					probs[i] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
+					probs[i&0x3ff] = uint16(int32(pr) - (int32(pr)-int32(m0&(rcBitModelTotal-(1<<rcMoveBits-1))))>>rcMoveBits)
 					sym = sym<<1 + 1 + m0
 					offset &= matchBit ^ m0
 				}
@@ -1132,7 +1235,7 @@ func lzmaReset(s *xzDecLZMA2) {
 		}
 	}
 	for i := range s.lzma.literal {
-		for j := range s.lzma.literal[i] {
+		for j := range s.lzma.literal[i][:literalCoderSize] {
 			s.lzma.literal[i][j] = v
 		}
 	}
