@@ -1165,7 +1165,7 @@ func lzmaMain(s *xzDecLZMA2) bool {
 		if rep0 >= pos {
 			back += end
 		}
-		if back < pos && left <= pos-back && left <= 16 {
+		if back < pos && left <= 32 {
 			for i := range left {
 				buf[pos+i] = buf[back+i]
 			}
