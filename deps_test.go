@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 
-	"fetch":                                  {"fetch/fetchtest", "internal/version"}, // its tests use the mirror
+	"fetch":                                  {"fetch/fetchtest", "internal/version", "internal/xz"}, // its tests use the mirror
 	"fetch/fetchtest":                        {"fetch"},
 	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/version"},
 	"fetch/pypi/pypitest":                    {"fetch/pypi", "fetch/pypi/internal/catalog"},

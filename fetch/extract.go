@@ -17,8 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	fastxz "github.com/cudaenv/cudaenv/internal/xz"
 	"github.com/mholt/archives"
-	fastxz "github.com/mikelolasagasti/xz"
 )
 
 // merger union-merges archives into root, like NVIDIA's parse_redist.py:
