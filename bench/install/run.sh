@@ -58,18 +58,20 @@ for _ in $(seq 50); do [ -s "$WORK/serve.out" ] && break; sleep 0.1; done
 BASE=$(head -1 "$WORK/serve.out")
 
 TIMEV=()
-[ -x /usr/bin/time ] && TIMEV=(/usr/bin/time -f "%e %M")
+[ -x /usr/bin/time ] && TIMEV=(/usr/bin/time -f "%e %M %U %S")
 
-# measure NAME CMD...: prints "wall_s maxrss_kib" of the command.
+# measure CMD...: prints "wall_s maxrss_kib cpu_s" of the command (cpu_s:
+# user+sys of it and its children, which is steadier than wall time when
+# other jobs share the machine).
 measure() {
   local out="$WORK/time.out"
   if [ ${#TIMEV[@]} -gt 0 ]; then
     "${TIMEV[@]}" -o "$out" "$@" > /dev/null
-    cat "$out"
+    awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$out"
   else
     local s e
     s=$(date +%s.%N); "$@" > /dev/null; e=$(date +%s.%N)
-    echo "$(echo "$e - $s" | bc) 0"
+    echo "$(echo "$e - $s" | bc) 0 0"
   fi
 }
 
@@ -89,21 +91,22 @@ export -f baseline parallel
 export BASE MIRROR
 
 echo "toolkit: $(du -sh --apparent-size "$MIRROR/cuda" | cut -f1) compressed, ${MB} MB unpacked, $(wc -l < "$MIRROR/urls.txt") archives of $KIND; cores: $cores; go $(go env GOVERSION); $(xz --version | head -1)"
-printf "%-5s %-28s %8s %10s\n" run method wall_s maxrss_MiB
-rss_f=0 rss_b=0 seq=() par=()
+printf "%-5s %-28s %8s %8s %10s\n" run method wall_s cpu_s maxrss_MiB
+rss_f=0 rss_b=0 seq=() par=() cpu=()
 for r in $(seq "$RUNS"); do
   rm -rf "$WORK/dest-b" "$WORK/dest-p" "$WORK/dest-f" "$WORK/cache-f"; sync
-  read -r wb mb < <(measure "${PIN[@]}" bash -c "baseline '$WORK/dest-b'")
-  printf "%-5s %-28s %8.2f %10.1f\n" "$r" "curl|tar -xJf (sequential)" "$wb" "$(echo "$mb/1024" | bc -l)"
+  read -r wb mb cb < <(measure "${PIN[@]}" bash -c "baseline '$WORK/dest-b'")
+  printf "%-5s %-28s %8.2f %8.2f %10.1f\n" "$r" "curl|tar -xJf (sequential)" "$wb" "$cb" "$(echo "$mb/1024" | bc -l)"
   rm -rf "$WORK/dest-b"; sync
-  read -r wp mp < <(measure "${PIN[@]}" bash -c "parallel '$WORK/dest-p'")
-  printf "%-5s %-28s %8.2f %10.1f\n" "$r" "curl|tar -xJf (2 parallel)" "$wp" "$(echo "$mp/1024" | bc -l)"
+  read -r wp mp cp < <(measure "${PIN[@]}" bash -c "parallel '$WORK/dest-p'")
+  printf "%-5s %-28s %8.2f %8.2f %10.1f\n" "$r" "curl|tar -xJf (2 parallel)" "$wp" "$cp" "$(echo "$mp/1024" | bc -l)"
   rm -rf "$WORK/dest-p"; sync
-  read -r wf mf < <(measure "${PIN[@]}" "$BIN" fetch -base "$BASE" -dest "$WORK/dest-f" -cache "$WORK/cache-f")
-  printf "%-5s %-28s %8.2f %10.1f\n" "$r" "cudaenv fetch" "$wf" "$(echo "$mf/1024" | bc -l)"
+  read -r wf mf cf < <(measure "${PIN[@]}" "$BIN" fetch -base "$BASE" -dest "$WORK/dest-f" -cache "$WORK/cache-f")
+  printf "%-5s %-28s %8.2f %8.2f %10.1f\n" "$r" "cudaenv fetch" "$wf" "$cf" "$(echo "$mf/1024" | bc -l)"
   rm -rf "$WORK/dest-f" "$WORK/cache-f"
   seq+=("$(echo "$wf/$wb" | bc -l)")
   par+=("$(echo "$wf/$wp" | bc -l)")
+  [ "$cb" != 0 ] && cpu+=("$(echo "$cf/$cb" | bc -l)")
   [ "$mf" -gt "$rss_f" ] && rss_f=$mf
   [ "$mb" -gt "$rss_b" ] && rss_b=$mb
   [ "$mp" -gt "$rss_b" ] && rss_b=$mp
@@ -113,4 +116,5 @@ printf "per-run ratios fetch/sequential:"; printf " %.3f" "${seq[@]}"; echo
 printf "per-run ratios fetch/2 parallel:"; printf " %.3f" "${par[@]}"; echo
 printf "median ratio to sequential %.3f (target <= 0.6)\n" "$(median "${seq[@]}")"
 printf "median ratio to 2 parallel %.3f (target <= 1.0)\n" "$(median "${par[@]}")"
+[ ${#cpu[@]} -gt 0 ] && printf "median CPU time ratio fetch/sequential %.3f (wall ratios need a quiet machine)\n" "$(median "${cpu[@]}")"
 printf "peak RSS: fetch %.1f MiB (target < 64), baseline's largest process %.1f MiB\n" "$(echo "$rss_f/1024" | bc -l)" "$(echo "$rss_b/1024" | bc -l)"
