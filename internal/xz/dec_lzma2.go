@@ -772,11 +772,12 @@ func lzmaMain(s *xzDecLZMA2) bool {
 			if state < litStates {
 				// Eight bits, unrolled.
 				{
-					if rnge < rcTopValue {
-						rnge <<= rcShiftBits
-						code = code<<rcShiftBits | uint32(in[inPos])
-						inPos++
-					}
+					nb := uint32(in[inPos])
+					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
+					sh := n & rcShiftBits
+					rnge <<= sh
+					code = code<<sh | nb&n
+					inPos += int(n & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -786,11 +787,12 @@ func lzmaMain(s *xzDecLZMA2) bool {
 					sym = sym<<1 + 1 + m0
 				}
 				{
-					if rnge < rcTopValue {
-						rnge <<= rcShiftBits
-						code = code<<rcShiftBits | uint32(in[inPos])
-						inPos++
-					}
+					nb := uint32(in[inPos])
+					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
+					sh := n & rcShiftBits
+					rnge <<= sh
+					code = code<<sh | nb&n
+					inPos += int(n & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -800,11 +802,12 @@ func lzmaMain(s *xzDecLZMA2) bool {
 					sym = sym<<1 + 1 + m0
 				}
 				{
-					if rnge < rcTopValue {
-						rnge <<= rcShiftBits
-						code = code<<rcShiftBits | uint32(in[inPos])
-						inPos++
-					}
+					nb := uint32(in[inPos])
+					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
+					sh := n & rcShiftBits
+					rnge <<= sh
+					code = code<<sh | nb&n
+					inPos += int(n & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -814,11 +817,12 @@ func lzmaMain(s *xzDecLZMA2) bool {
 					sym = sym<<1 + 1 + m0
 				}
 				{
-					if rnge < rcTopValue {
-						rnge <<= rcShiftBits
-						code = code<<rcShiftBits | uint32(in[inPos])
-						inPos++
-					}
+					nb := uint32(in[inPos])
+					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
+					sh := n & rcShiftBits
+					rnge <<= sh
+					code = code<<sh | nb&n
+					inPos += int(n & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -828,11 +832,12 @@ func lzmaMain(s *xzDecLZMA2) bool {
 					sym = sym<<1 + 1 + m0
 				}
 				{
-					if rnge < rcTopValue {
-						rnge <<= rcShiftBits
-						code = code<<rcShiftBits | uint32(in[inPos])
-						inPos++
-					}
+					nb := uint32(in[inPos])
+					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
+					sh := n & rcShiftBits
+					rnge <<= sh
+					code = code<<sh | nb&n
+					inPos += int(n & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -842,11 +847,12 @@ func lzmaMain(s *xzDecLZMA2) bool {
 					sym = sym<<1 + 1 + m0
 				}
 				{
-					if rnge < rcTopValue {
-						rnge <<= rcShiftBits
-						code = code<<rcShiftBits | uint32(in[inPos])
-						inPos++
-					}
+					nb := uint32(in[inPos])
+					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
+					sh := n & rcShiftBits
+					rnge <<= sh
+					code = code<<sh | nb&n
+					inPos += int(n & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -856,11 +862,12 @@ func lzmaMain(s *xzDecLZMA2) bool {
 					sym = sym<<1 + 1 + m0
 				}
 				{
-					if rnge < rcTopValue {
-						rnge <<= rcShiftBits
-						code = code<<rcShiftBits | uint32(in[inPos])
-						inPos++
-					}
+					nb := uint32(in[inPos])
+					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
+					sh := n & rcShiftBits
+					rnge <<= sh
+					code = code<<sh | nb&n
+					inPos += int(n & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -870,11 +877,12 @@ func lzmaMain(s *xzDecLZMA2) bool {
 					sym = sym<<1 + 1 + m0
 				}
 				{
-					if rnge < rcTopValue {
-						rnge <<= rcShiftBits
-						code = code<<rcShiftBits | uint32(in[inPos])
-						inPos++
-					}
+					nb := uint32(in[inPos])
+					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
+					sh := n & rcShiftBits
+					rnge <<= sh
+					code = code<<sh | nb&n
+					inPos += int(n & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
