@@ -905,11 +905,12 @@ func lzmaMain(s *xzDecLZMA2) bool {
 					matchBit := matchByte & offset
 					matchByte <<= 1
 					i := offset + matchBit + sym
-					if rnge < rcTopValue {
-						rnge <<= rcShiftBits
-						code = code<<rcShiftBits | uint32(in[inPos])
-						inPos++
-					}
+					nb := uint32(in[inPos])
+					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
+					sh := n & rcShiftBits
+					rnge <<= sh
+					code = code<<sh | nb&n
+					inPos += int(n & 1)
 					pr := uint32(probs[i&0x3ff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63)
