@@ -723,8 +723,12 @@ var stateAfterLiteral = [states]lzmaState{0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 4, 5}
  * keeps in registers (it cannot through s); the range coder is inlined by
  * hand; bits of the bit trees (literals, lengths, distances), which are
  * close to random, are decoded without branches, while the bits that
- * choose what comes next keep theirs; and matches are copied with copy
- * (see dictCopy). The arithmetic is upstream's, bit for bit.
+ * choose what comes next keep theirs; literals also normalise the range
+ * without a branch (they load the next input byte whether or not they
+ * use it: within one symbol that never reaches past inLimit+20, and the
+ * input always holds lzmaInRequired bytes past inLimit); and matches are
+ * copied with copy (see dictCopy). The arithmetic is upstream's, bit for
+ * bit.
  */
 func lzmaMain(s *xzDecLZMA2) bool {
 	/*
@@ -773,11 +777,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				// Eight bits, unrolled.
 				{
 					nb := uint32(in[inPos])
-					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
-					sh := n & rcShiftBits
+					nm := uint32(int64(uint64(rnge)-rcTopValue) >> 63) // all ones when normalising
+					sh := nm & rcShiftBits
 					rnge <<= sh
-					code = code<<sh | nb&n
-					inPos += int(n & 1)
+					code = code<<sh | nb&nm
+					inPos += int(nm & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -788,11 +792,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				}
 				{
 					nb := uint32(in[inPos])
-					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
-					sh := n & rcShiftBits
+					nm := uint32(int64(uint64(rnge)-rcTopValue) >> 63) // all ones when normalising
+					sh := nm & rcShiftBits
 					rnge <<= sh
-					code = code<<sh | nb&n
-					inPos += int(n & 1)
+					code = code<<sh | nb&nm
+					inPos += int(nm & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -803,11 +807,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				}
 				{
 					nb := uint32(in[inPos])
-					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
-					sh := n & rcShiftBits
+					nm := uint32(int64(uint64(rnge)-rcTopValue) >> 63) // all ones when normalising
+					sh := nm & rcShiftBits
 					rnge <<= sh
-					code = code<<sh | nb&n
-					inPos += int(n & 1)
+					code = code<<sh | nb&nm
+					inPos += int(nm & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -818,11 +822,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				}
 				{
 					nb := uint32(in[inPos])
-					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
-					sh := n & rcShiftBits
+					nm := uint32(int64(uint64(rnge)-rcTopValue) >> 63) // all ones when normalising
+					sh := nm & rcShiftBits
 					rnge <<= sh
-					code = code<<sh | nb&n
-					inPos += int(n & 1)
+					code = code<<sh | nb&nm
+					inPos += int(nm & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -833,11 +837,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				}
 				{
 					nb := uint32(in[inPos])
-					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
-					sh := n & rcShiftBits
+					nm := uint32(int64(uint64(rnge)-rcTopValue) >> 63) // all ones when normalising
+					sh := nm & rcShiftBits
 					rnge <<= sh
-					code = code<<sh | nb&n
-					inPos += int(n & 1)
+					code = code<<sh | nb&nm
+					inPos += int(nm & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -848,11 +852,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				}
 				{
 					nb := uint32(in[inPos])
-					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
-					sh := n & rcShiftBits
+					nm := uint32(int64(uint64(rnge)-rcTopValue) >> 63) // all ones when normalising
+					sh := nm & rcShiftBits
 					rnge <<= sh
-					code = code<<sh | nb&n
-					inPos += int(n & 1)
+					code = code<<sh | nb&nm
+					inPos += int(nm & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -863,11 +867,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				}
 				{
 					nb := uint32(in[inPos])
-					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
-					sh := n & rcShiftBits
+					nm := uint32(int64(uint64(rnge)-rcTopValue) >> 63) // all ones when normalising
+					sh := nm & rcShiftBits
 					rnge <<= sh
-					code = code<<sh | nb&n
-					inPos += int(n & 1)
+					code = code<<sh | nb&nm
+					inPos += int(nm & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -878,11 +882,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				}
 				{
 					nb := uint32(in[inPos])
-					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
-					sh := n & rcShiftBits
+					nm := uint32(int64(uint64(rnge)-rcTopValue) >> 63) // all ones when normalising
+					sh := nm & rcShiftBits
 					rnge <<= sh
-					code = code<<sh | nb&n
-					inPos += int(n & 1)
+					code = code<<sh | nb&nm
+					inPos += int(nm & 1)
 					pr := uint32(probs[sym&0xff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones for a 0 bit
@@ -906,11 +910,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 					matchByte <<= 1
 					i := offset + matchBit + sym
 					nb := uint32(in[inPos])
-					n := uint32(int64(uint64(rnge)-rcTopValue) >> 63)
-					sh := n & rcShiftBits
+					nm := uint32(int64(uint64(rnge)-rcTopValue) >> 63) // all ones when normalising
+					sh := nm & rcShiftBits
 					rnge <<= sh
-					code = code<<sh | nb&n
-					inPos += int(n & 1)
+					code = code<<sh | nb&nm
+					inPos += int(nm & 1)
 					pr := uint32(probs[i&0x3ff])
 					bound := (rnge >> rcBitModelTotalBits) * pr
 					m0 := uint32(int64(uint64(code)-uint64(bound)) >> 63)
