@@ -15,6 +15,7 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test ./...
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 10s ./internal/xz
 
 bench-hook:
 	bash bench/hook/run.sh
