@@ -37,6 +37,7 @@ if [ ! -f "$MIRROR/urls.txt" ]; then
   "$BIN" gen -dir "$MIRROR" -mb "$MB" -from "$FROM"
 fi
 
+rm -f "$WORK/serve-pgo.out"
 "$BIN" serve -dir "$MIRROR" > "$WORK/serve-pgo.out" &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT

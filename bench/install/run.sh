@@ -51,6 +51,7 @@ if command -v taskset >/dev/null && [ "$(nproc)" -gt "$CPUS" ]; then
 fi
 cores=$CPUS; [ "$(nproc)" -lt "$CPUS" ] && cores=$(nproc)
 
+rm -f "$WORK/serve.out" # a previous run's address would race the new server's
 "${PIN[@]}" "$BIN" serve -dir "$MIRROR" > "$WORK/serve.out" &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
