@@ -31,18 +31,30 @@ import (
 // cannot stall the fuzzer; both decoders are cut at the same byte.
 const maxOut = 16 << 20
 
-// pattern is how a decode reads: input through iotest.OneByteReader or
-// not, and output in reads of the given sizes, cycled (nil: io.Copy).
+// pattern is how a decode reads: input in small pieces (one byte at a
+// time for short streams, 1 to 61 bytes for long ones) or not, and output
+// in reads of the given sizes, cycled (nil: io.Copy).
 type pattern struct {
 	name     string
-	oneByte  bool
+	small    bool
 	outSizes []int
 }
 
 var patterns = []pattern{
 	{"bulk", false, nil},
 	{"odd-sized reads", false, []int{1, 7, 4093, 65536, 13, 200000}},
-	{"one-byte input", true, []int{1 << 20, 3}},
+	{"input in small pieces", true, []int{1 << 20, 3}},
+}
+
+// pieces reads at most 1, 2, ... 61 bytes at a time, round and round.
+type pieces struct {
+	r io.Reader
+	n int
+}
+
+func (p *pieces) Read(b []byte) (int, error) {
+	p.n = p.n%61 + 1
+	return p.r.Read(b[:min(len(b), p.n)])
 }
 
 // decode runs one decoder (ours or upstream's) over b with pattern p and
@@ -50,8 +62,11 @@ var patterns = []pattern{
 // clean end of stream).
 func decode(b []byte, p pattern, theirs bool) ([]byte, string) {
 	var in io.Reader = bytes.NewReader(b)
-	if p.oneByte {
+	switch {
+	case p.small && len(b) < 32<<10:
 		in = iotest.OneByteReader(in)
+	case p.small:
+		in = &pieces{r: in}
 	}
 	var r io.Reader
 	var err error
