@@ -19,6 +19,7 @@ test:
 	$(GO) test ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzExtractArchive$$' -fuzztime 10s ./fetch
 	$(GO) test -run '^$$' -fuzz '^FuzzExtractWheel$$' -fuzztime 10s ./fetch/pypi
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 10s ./internal/xz
 
 bench-hook:
 	bash bench/hook/run.sh

@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"compat":              {"compat/internal/gen"}, // its test checks the generated tables
 	"internal/termsafe":   {},
 	"internal/rootfs":     {}, // the rooted writer fetch and store share
+	"internal/xz":         {},
 
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/version"},
@@ -42,7 +43,7 @@ var allowed = map[string][]string{
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/termsafe", "internal/version", "store"},
 
-	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/rootfs", "internal/version"}, // its tests use the mirror
+	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/rootfs", "internal/version", "internal/xz"}, // its tests use the mirror
 	"fetch/fetchtest":                        {"fetch"},
 	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/rootfs", "internal/version"},
 	"fetch/pypi/pypitest":                    {"fetch/pypi", "fetch/pypi/internal/catalog"},

@@ -17,9 +17,9 @@ import (
 	"sync/atomic"
 
 	"github.com/mholt/archives"
-	fastxz "github.com/mikelolasagasti/xz"
 
 	"github.com/cudaenv/cudaenv/internal/rootfs"
+	fastxz "github.com/cudaenv/cudaenv/internal/xz"
 )
 
 // merger union-merges archives into root, like NVIDIA's parse_redist.py:

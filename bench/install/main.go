@@ -76,7 +76,15 @@ func gen(args []string) error {
 	dir := fs.String("dir", "", "output directory")
 	mb := fs.Int64("mb", 360, "unpacked size of the toolkit in MB")
 	preset := fs.String("preset", "-6", "xz preset")
+	from := fs.String("from", "", "take file contents from the real binaries (*.so*) and headers (*.h) under these directories (colon-separated) instead of generating them")
 	fs.Parse(args)
+	var bins, headers []string
+	if *from != "" {
+		var err error
+		if bins, headers, err = realFiles(strings.Split(*from, ":")); err != nil {
+			return err
+		}
+	}
 	if *dir == "" {
 		return fmt.Errorf("gen: -dir is required")
 	}
@@ -102,7 +110,24 @@ func gen(args []string) error {
 			rel := fmt.Sprintf("%s/linux-x86_64/%s-linux-x86_64-%s-archive.tar.xz", c.id, c.id, c.version)
 			p := filepath.Join(*dir, "cuda", "redist", filepath.FromSlash(rel))
 			entries := layout(c.id, c.version, n)
-			if err := writeArchive(p, fetchtest.TopFolder(rel), entries, uint64(i+1), *preset); err != nil {
+			var fill func(w io.Writer, e fetchtest.Entry) error
+			if bins != nil {
+				// Each archive reads on from a different file, as
+				// different libraries would.
+				b := &cycle{files: bins, next: i * len(bins) / len(components)}
+				h := &cycle{files: headers, next: i * len(headers) / len(components)}
+				defer b.Close()
+				defer h.Close()
+				fill = func(w io.Writer, e fetchtest.Entry) error {
+					src := b
+					if strings.HasSuffix(e.Name, ".h") {
+						src = h
+					}
+					_, err := io.CopyN(w, src, e.Size)
+					return err
+				}
+			}
+			if err := writeArchive(p, fetchtest.TopFolder(rel), entries, uint64(i+1), *preset, fill); err != nil {
 				errs[i] = err
 				return
 			}
@@ -165,8 +190,9 @@ func layout(id, version string, n int64) []fetchtest.Entry {
 }
 
 // writeArchive writes a .tar.xz with the system xz (single-threaded, so one
-// block, like a plain `xz` run) or, without it, ulikunitz/xz.
-func writeArchive(p, top string, entries []fetchtest.Entry, seed uint64, preset string) error {
+// block, like a plain `xz` run) or, without it, ulikunitz/xz. With fill,
+// the contents of sized entries come from fill instead of fetchtest.Fill.
+func writeArchive(p, top string, entries []fetchtest.Entry, seed uint64, preset string, fill func(io.Writer, fetchtest.Entry) error) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -186,7 +212,7 @@ func writeArchive(p, top string, entries []fetchtest.Entry, seed uint64, preset 
 		if err := cmd.Start(); err != nil {
 			return err
 		}
-		werr := fetchtest.WriteTar(in, top, entries, seed)
+		werr := writeTar(in, top, entries, seed, fill)
 		in.Close()
 		if err := cmd.Wait(); err != nil {
 			return err
@@ -197,10 +223,129 @@ func writeArchive(p, top string, entries []fetchtest.Entry, seed uint64, preset 
 	if err != nil {
 		return err
 	}
-	if err := fetchtest.WriteTar(xw, top, entries, seed); err != nil {
+	if err := writeTar(xw, top, entries, seed, fill); err != nil {
 		return err
 	}
 	return xw.Close()
+}
+
+// writeTar writes the tar of a layout: fetchtest's, or with fill, the
+// same headers with real contents.
+func writeTar(w io.Writer, top string, entries []fetchtest.Entry, seed uint64, fill func(io.Writer, fetchtest.Entry) error) error {
+	if fill == nil {
+		return fetchtest.WriteTar(w, top, entries, seed)
+	}
+	tw := tar.NewWriter(w)
+	epoch := time.Unix(1700000000, 0)
+	for _, d := range []string{top, top + "/lib", top + "/include"} {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: epoch}); err != nil {
+			return err
+		}
+	}
+	made := map[string]bool{}
+	for _, e := range entries {
+		name := top + "/" + e.Name
+		if d := filepath.Dir(name); !made[d] && strings.Count(e.Name, "/") > 1 {
+			made[d] = true
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: epoch}); err != nil {
+				return err
+			}
+		}
+		h := &tar.Header{Typeflag: e.Type, Name: name, Mode: e.Mode, Linkname: e.Link, ModTime: epoch, Size: e.Size}
+		switch {
+		case h.Typeflag == tar.TypeSymlink:
+			h.Mode = 0o777
+		case h.Mode == 0:
+			h.Mode = 0o644
+		}
+		if h.Typeflag == 0 {
+			h.Typeflag = tar.TypeReg
+			if e.Size == 0 {
+				h.Size = int64(len(e.Body))
+			}
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		var err error
+		switch {
+		case h.Typeflag != tar.TypeReg:
+		case e.Size > 0:
+			err = fill(tw, e)
+		default:
+			_, err = io.WriteString(tw, e.Body)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return tw.Close()
+}
+
+// realFiles lists the shared libraries (over 64 KiB) and headers under
+// dirs, in a stable order.
+func realFiles(dirs []string) (bins, headers []string, err error) {
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			base := d.Name()
+			switch {
+			case strings.HasSuffix(base, ".h"):
+				headers = append(headers, p)
+			case strings.Contains(base, ".so"):
+				if info, err := d.Info(); err == nil && info.Size() > 64<<10 {
+					bins = append(bins, p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(bins) == 0 || len(headers) == 0 {
+		return nil, nil, fmt.Errorf("gen: no shared libraries or no headers under %s", strings.Join(dirs, ":"))
+	}
+	sort.Strings(bins)
+	sort.Strings(headers)
+	return bins, headers, nil
+}
+
+// cycle reads files one after another, from files[next], round and round.
+type cycle struct {
+	files []string
+	next  int
+	cur   *os.File
+}
+
+func (c *cycle) Close() {
+	if c.cur != nil {
+		c.cur.Close()
+	}
+}
+
+func (c *cycle) Read(p []byte) (int, error) {
+	for {
+		if c.cur == nil {
+			f, err := os.Open(c.files[c.next%len(c.files)])
+			c.next++
+			if err != nil {
+				return 0, err
+			}
+			c.cur = f
+		}
+		n, err := c.cur.Read(p)
+		if n > 0 {
+			return n, nil
+		}
+		c.cur.Close()
+		c.cur = nil
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+	}
 }
 
 func hashFile(p string) (string, int64, error) {
