@@ -12,10 +12,9 @@ import (
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/hookenv"
+	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/internal/resolve"
-	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/internal/version"
-	"github.com/cudaenv/cudaenv/shims"
 )
 
 func selectionCommands(e *env) []*cli.Command {
@@ -24,17 +23,7 @@ func selectionCommands(e *env) []*cli.Command {
 			Name:  "current",
 			Usage: "print the selected versions and where the selection comes from",
 			Action: func(c *cli.Context) error {
-				r, err := resolveHere(e)
-				if err != nil {
-					return err
-				}
-				label := r.Label()
-				if r.Selection.System() {
-					label = "system"
-				}
-				// The source is a path from wherever the user cd'ed to.
-				fmt.Fprintf(e.stdout, "%s (set by %s)\n", label, termsafe.Escape(r.Selection.Source.String()))
-				return nil
+				return query.Current(e.query())
 			},
 		},
 		{
@@ -42,22 +31,7 @@ func selectionCommands(e *env) []*cli.Command {
 			Usage:     "print the full path of a toolkit command for the current selection",
 			ArgsUsage: "COMMAND",
 			Action: func(c *cli.Context) error {
-				if c.NArg() != 1 {
-					return errors.New("which needs one command name, e.g. cudaenv which nvcc")
-				}
-				r, err := resolveHere(e)
-				if err != nil {
-					return err
-				}
-				if r.Selection.System() {
-					return fmt.Errorf("%s: cudaenv steps aside here (system, set by %s)", c.Args().First(), r.Selection.Source)
-				}
-				p, err := activate.Which(e.store(), r, c.Args().First(), e.goos)
-				if err != nil {
-					return &exitError{code: 127, err: err}
-				}
-				fmt.Fprintln(e.stdout, p)
-				return nil
+				return query.Which(e.query(), c.Args().Slice())
 			},
 		},
 		{
@@ -82,22 +56,12 @@ func selectionCommands(e *env) []*cli.Command {
 }
 
 // errNothingSelected explains the precedence and how to select a version.
-var errNothingSelected = errors.New(shims.NothingSelectedHelp)
+var errNothingSelected = query.ErrNothingSelected
 
 // resolveHere resolves the selection for the working directory, with a
 // warning for each version file skipped on the way.
 func resolveHere(e *env) (activate.Resolved, error) {
-	sel, _, err := resolve.Find(e.cwd, e.lookup, e.dirs.GlobalFile())
-	for _, w := range sel.Warnings {
-		hookenv.Warn(e.stderr, w)
-	}
-	if err != nil {
-		return activate.Resolved{}, err
-	}
-	if sel.Source.Kind == resolve.None {
-		return activate.Resolved{}, errNothingSelected
-	}
-	return activate.Resolve(e.store(), sel)
+	return query.ResolveHere(e.query())
 }
 
 // writeSelection implements local and global: print, set or unset a file.
