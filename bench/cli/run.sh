@@ -49,11 +49,15 @@ proj="$tmp/home/src/proj"
 mkdir -p "$proj/a/b/c"
 echo 12.4 >"$proj/.cuda-version"
 
+BEFORE=${BEFORE-}
 cmds=("current" "list" "env" "which:which nvcc" "hook-env:hook-env bash")
 cases=("${baselines[@]}")
 for c in "${cmds[@]}"; do
   name=${c%%:*} args=${c#*:}
-  [[ -n ${BEFORE-} ]] && cases+=("$name before=$BEFORE/cudaenv $args")
+  # Before, the shell function ran cudaenv for these commands, and the
+  # prompt hook cudaenv-shim.
+  before=$BEFORE/cudaenv && [[ $name == hook-env ]] && before=$BEFORE/cudaenv-shim
+  [[ -n ${BEFORE-} ]] && cases+=("$name before=$before $args")
   cases+=("$name cudaenv=$tmp/bin/cudaenv $args" "$name shim=$tmp/bin/cudaenv-shim $args")
 done
 # Labels may not hold spaces on clibench's command line: use dots.

@@ -75,7 +75,9 @@ func ResolveHere(in *In) (activate.Resolved, error) {
 	if sel.Source.Kind == resolve.None {
 		return activate.Resolved{}, ErrNothingSelected
 	}
-	return activate.Resolve(in.Store(), sel)
+	// As the prompt hook and the shims do: the entries Resolve picks,
+	// without decoding every receipt in the store.
+	return activate.ResolveFast(in.Store(), sel)
 }
 
 // ChangesFor computes the changes that activate explicit specs, or the
@@ -92,7 +94,7 @@ func ChangesFor(in *In, specs []string) ([]envdiff.Change, activate.Resolved, er
 			}
 			return nil, r, perr
 		}
-		r, err = activate.Resolve(in.Store(), resolve.Selection{Specs: parsed, Source: resolve.Source{}})
+		r, err = activate.ResolveFast(in.Store(), resolve.Selection{Specs: parsed, Source: resolve.Source{}})
 	} else {
 		r, err = ResolveHere(in)
 	}

@@ -2,10 +2,16 @@ package query
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/resolve"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 // Parse takes only the forms whose every word it understands, so that
@@ -80,5 +86,60 @@ func TestRunReportsErrorsAsCudaenvDoes(t *testing.T) {
 	}
 	if _, ok := Run([]string{"cudaenv", "current", "--help"}, environ, "linux", &out, &errb); ok {
 		t.Error("Run answered current --help, which is cudaenv's CLI's")
+	}
+}
+
+// The read-only commands resolve as the prompt hook and the shims do
+// (activate.ResolveFast, which decodes only the receipts it needs); they
+// must pick what activate.Resolve picks, and fail as it fails, in every
+// store: broken receipts, a link whose target is gone, cuDNN builds for
+// two CUDA majors, names that are not versions.
+func TestResolveHereAgreesWithResolve(t *testing.T) {
+	root := t.TempDir()
+	linked := t.TempDir()
+	receipt := func(extra string) string { return `{"kind":"cuda","source":"test"` + extra + `}` }
+	files := map[string]string{
+		"cuda/12.4.1/receipt.json":        receipt(""),
+		"cuda/12.6.0/receipt.json":        `{"kind":"cuda",`, // broken
+		"cuda/11.8.0/receipt.json":        receipt(`,"source":"link","target":"` + linked + `"`),
+		"cuda/11.7.0/receipt.json":        receipt(`,"source":"link","target":"` + filepath.Join(root, "gone") + `"`),
+		"cuda/13.0.1/bin/nvcc":            "no receipt: being installed",
+		"cuda/not-a-version/receipt.json": receipt(""),
+		"cuda/.staging/12.9.0/x":          "",
+		"cudnn/9.5.1-cuda12/receipt.json": `{"kind":"cudnn","source":"test"}`,
+		"cudnn/9.5.1-cuda11/receipt.json": `{"kind":"cudnn","source":"test"}`,
+		"cudnn/9.1.0-cuda11/receipt.json": `{"kind":"cudnn","source":"test"}`,
+		"cudnn/8.9.7-cuda12/receipt.json": `[]`,
+		"cudnn/9.9.9-cudaX/receipt.json":  `{"kind":"cudnn","source":"test"}`,
+	}
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	for _, spec := range []string{"12.4", "12", "12.6", "11.8", "11.7", "11", "13", "13.0.1", "system", "cudnn@9", "cudnn@8",
+		"12 cudnn@9", "12.4 cudnn@8", "11.8 cudnn@9", "11.8 cudnn@9.1", "13 cudnn@9", "cudnn@9.9"} {
+		t.Run(spec, func(t *testing.T) {
+			var errb bytes.Buffer
+			in, err := NewIn([]string{"CUDAENV_ROOT=" + root, "CUDAENV_CONFIG_DIR=" + root, "CUDAENV_VERSION=" + spec}, "linux", io.Discard, &errb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gotErr := ResolveHere(in)
+			sel, _, _ := resolve.Find(in.Cwd, in.lookup, in.Dirs.GlobalFile())
+			want, wantErr := activate.Resolve(in.Store(), sel)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("error %v; activate.Resolve's is %v", gotErr, wantErr)
+			}
+			dirOf := func(e *store.Entry) string {
+				if e == nil {
+					return ""
+				}
+				return e.Dir + " " + e.Path + " " + e.Version.String()
+			}
+			if dirOf(got.CUDA) != dirOf(want.CUDA) || dirOf(got.Cudnn) != dirOf(want.Cudnn) || got.Label() != want.Label() {
+				t.Errorf("picked %q, %q; activate.Resolve picks %q, %q", dirOf(got.CUDA), dirOf(got.Cudnn), dirOf(want.CUDA), dirOf(want.Cudnn))
+			}
+		})
 	}
 }
