@@ -2,15 +2,21 @@
 # the whole suite (real bash, zsh and fish are used when installed).
 GO ?= go
 
-.PHONY: install build test bench-hook bench-install bench-shim bench-modules bench-bundle
+.PHONY: install build test bench-hook bench-install bench-shim bench-cli bench-modules bench-bundle
 
-# cudaenv-shim is the small binary the shims run; cudaenv falls back to
-# being its own shim when it is missing.
+# urfave_cli_no_docs leaves out urfave/cli's man page and markdown
+# writers, which cudaenv does not use, and the markdown parser whose
+# package init every start of cudaenv paid for.
+TAGS ?= urfave_cli_no_docs
+
+# cudaenv-shim is the small binary the shims, the prompt hook and the shell
+# function's read-only commands run; cudaenv falls back to doing all that
+# itself when it is missing.
 install:
-	$(GO) install ./cmd/cudaenv ./cmd/cudaenv-shim
+	$(GO) install -tags '$(TAGS)' ./cmd/cudaenv ./cmd/cudaenv-shim
 
 build:
-	$(GO) build -o bin/ ./cmd/cudaenv ./cmd/cudaenv-shim
+	$(GO) build -tags '$(TAGS)' -o bin/ ./cmd/cudaenv ./cmd/cudaenv-shim
 
 # test ends with a short fuzz of each extractor beyond its seed corpus
 # (which go test runs): nothing outside the install tree may change.
@@ -35,3 +41,6 @@ bench-modules:
 
 bench-bundle:
 	bash bench/bundle/run.sh
+
+bench-cli:
+	bash bench/cli/run.sh

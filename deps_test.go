@@ -16,7 +16,7 @@ const module = "github.com/cudaenv/cudaenv"
 // imports cmd.
 var allowed = map[string][]string{
 	"cmd/cudaenv":      {"*"},
-	"cmd/cudaenv-shim": {"internal/hookenv", "shims"}, // what the shims and the prompt hook run: small and quick to start
+	"cmd/cudaenv-shim": {"internal/hookenv", "internal/query", "internal/termsafe", "shims"}, // what the shims, the prompt hook and the shell function's read-only commands run: small and quick to start
 
 	// Leaves: pure logic and data, no cudaenv imports (compat's test
 	// reads its own generator).
@@ -40,6 +40,7 @@ var allowed = map[string][]string{
 	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
 	"store":             {"internal/dirs", "internal/rootfs", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
+	"internal/query":    {"internal/activate", "internal/dirs", "internal/envdiff", "internal/export", "internal/hookenv", "internal/resolve", "internal/termsafe", "shell", "shims", "store"}, // the read-only commands both binaries answer
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/termsafe", "internal/version", "store"},
 

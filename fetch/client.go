@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -402,13 +403,13 @@ func listDir(dir string) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-var releaseLinkRE = regexp.MustCompile(`redistrib_([0-9]+(?:\.[0-9]+)*)\.json`)
+var releaseLinkRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`redistrib_([0-9]+(?:\.[0-9]+)*)\.json`) })
 
 // parseIndex returns the versions of every redistrib_<version>.json link
 // in a directory listing, oldest first.
 func parseIndex(listing []byte) []string {
 	var vs []string
-	for _, m := range releaseLinkRE.FindAllSubmatch(listing, -1) {
+	for _, m := range releaseLinkRE().FindAllSubmatch(listing, -1) {
 		vs = append(vs, string(m[1]))
 	}
 	return sortVersions(vs)
@@ -504,7 +505,7 @@ func (c *Client) manifest(ctx context.Context, p Product, version string) (*Mani
 	if err := checkProduct(p); err != nil {
 		return nil, err
 	}
-	if !versionRE.MatchString(version) {
+	if !versionRE().MatchString(version) {
 		return nil, fmt.Errorf("invalid %s version %q", p, version)
 	}
 	name := "redistrib_" + version + ".json"

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -104,7 +105,7 @@ func Unreachable(err error) bool {
 }
 
 // userinfoRE finds the user information of URLs in any text.
-var userinfoRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s"'<>]*@`)
+var userinfoRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s"'<>]*@`) })
 
 // Redact masks the credentials of every URL in s, for messages and files:
 // in user:password@ the password becomes xxxxx, and a user name alone
@@ -113,7 +114,7 @@ func Redact(s string) string {
 	if !strings.Contains(s, "@") {
 		return s
 	}
-	return userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
+	return userinfoRE().ReplaceAllStringFunc(s, func(m string) string {
 		scheme, info, _ := strings.Cut(m, "://")
 		info = strings.TrimSuffix(info, "@")
 		if user, _, ok := strings.Cut(info, ":"); ok {

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Product names a directory of NVIDIA's redist server.
@@ -122,7 +123,7 @@ func Decode(data []byte, fileVersion string) (*Manifest, error) {
 	if m.Version == "" {
 		return nil, errors.New("decode manifest: no release_label and no version from the file name")
 	}
-	if !versionRE.MatchString(m.Version) {
+	if !versionRE().MatchString(m.Version) {
 		return nil, fmt.Errorf("decode manifest %s: release %s is not a version (digits and dots)", fileVersion, strconv.Quote(m.Version))
 	}
 	return m, nil
@@ -139,10 +140,10 @@ func kindOf(raw json.RawMessage) byte {
 
 // componentIDRE is what a component id may be: it names folders in
 // messages, receipts and locks, so nothing else from a manifest is taken.
-var componentIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$`)
+var componentIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$`) })
 
 func decodeComponent(id string, raw json.RawMessage) *Component {
-	if !componentIDRE.MatchString(id) {
+	if !componentIDRE().MatchString(id) {
 		return nil // not a component cudaenv can name
 	}
 	var fields map[string]json.RawMessage
@@ -263,7 +264,7 @@ func (c *Component) decodeArtifact(platform, variant string, f map[string]json.R
 	return a
 }
 
-var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var sha256RE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 // check reports why a cannot be downloaded and extracted safely.
 func (a *Artifact) check() error {
@@ -276,7 +277,7 @@ func (a *Artifact) check() error {
 	}
 	// The version goes into receipts and messages: digits and dots only,
 	// as for every other version cudaenv reads.
-	okVersion := versionRE.MatchString(a.Version)
+	okVersion := versionRE().MatchString(a.Version)
 	ver := a.Version
 	if !okVersion {
 		ver = strconv.Quote(ver)
@@ -293,7 +294,7 @@ func (a *Artifact) check() error {
 	if err := checkRelativePath(a.RelativePath); err != nil {
 		return fail("%v", err)
 	}
-	if !sha256RE.MatchString(a.SHA256) {
+	if !sha256RE().MatchString(a.SHA256) {
 		return fail("sha256 %q is not 64 hex digits", a.SHA256)
 	}
 	if a.Size <= 0 {

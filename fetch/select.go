@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // HostPlatform maps a Go GOOS/GOARCH pair to NVIDIA's platform key.
@@ -207,7 +208,7 @@ func (c *Component) platformKeys() []string {
 
 // flatVariantRE finds the CUDA version a flat artifact was built for, from
 // names like cudnn-windows-arm64-9.27.0.41_cuda13.4-archive.zip.
-var flatVariantRE = regexp.MustCompile(`_cuda([0-9]+(?:\.[0-9]+)?)-archive\.`)
+var flatVariantRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`_cuda([0-9]+(?:\.[0-9]+)?)-archive\.`) })
 
 // pick chooses the artifact of a platform entry for sel.CUDAMajor.
 func (c *Component) pick(p *PlatformEntry, sel Selection) (*Artifact, error) {
@@ -222,7 +223,7 @@ func (c *Component) pick(p *PlatformEntry, sel Selection) (*Artifact, error) {
 		}
 	}
 	if p.Artifact != nil {
-		if mm := flatVariantRE.FindStringSubmatch(p.Artifact.RelativePath); mm != nil {
+		if mm := flatVariantRE().FindStringSubmatch(p.Artifact.RelativePath); mm != nil {
 			if _, dup := cands[mm[1]]; !dup {
 				a := *p.Artifact
 				a.Variant = "cuda" + mm[1]

@@ -5,11 +5,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // versionRE accepts the release labels NVIDIA uses in redistrib_<version>.json
 // names: dot-separated decimal numbers ("12.4.1", "8.9.7.29").
-var versionRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`) })
 
 // compareVersions compares dot-separated versions numerically field by
 // field ("12.10" > "12.9"); a missing field counts as 0 only when the other

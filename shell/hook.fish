@@ -4,6 +4,9 @@ function cudaenv
         set -l __cudaenv_out (@CUDAENV@ shell-use fish $argv[2..-1] | string collect)
         or return $status
         printf '%s\n' $__cudaenv_out | source
+    else if test (count $argv) -gt 0; and contains -- "$argv[1]" current which prefix env list ls
+        # answered by the hook's quicker binary, with cudaenv's own code
+        @HOOK@ $argv
     else
         @CUDAENV@ $argv
     end

@@ -7,6 +7,10 @@ cudaenv() {
       __cudaenv_out="$(@CUDAENV@ shell-use zsh "$@")" || return $?
       eval "$__cudaenv_out"
       ;;
+    current|which|prefix|env|list|ls)
+      # answered by the hook's quicker binary, with cudaenv's own code
+      @HOOK@ "$@"
+      ;;
     *)
       @CUDAENV@ "$@"
       ;;

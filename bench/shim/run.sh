@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# Times a shim call against the same tiny binary called directly (paired
-# runs, medians); see main.go. Usage: bash bench/shim/run.sh [PAIRS]
-# Three are measured against the direct call: the normal shim (a symlink
-# to cudaenv-shim); the floor, a Go program that does nothing but exec the
-# tiny binary; and the fallback used when cudaenv-shim is not installed (a
-# symlink to cudaenv itself). The machine should be otherwise idle.
+# Times a shim call against the same tiny binary called directly: whole
+# process runs, every case once per round in random order, so that drift in
+# machine load hits all alike (bench/cli/main.go); it prints medians and the
+# median over rounds of each case's ratio to the direct call. Cases: the
+# normal shim (a symlink to cudaenv-shim); the floor, a Go program that
+# does nothing but exec the tiny binary; and the fallback used when
+# cudaenv-shim is not installed (a symlink to cudaenv itself). With
+# BEFORE=DIR (a folder holding an older build's cudaenv-shim), a shim to it
+# runs in the same rounds. The machine should be otherwise idle.
+# Usage: bash bench/shim/run.sh [ROUNDS]   (default 1500)
 # Builds everything into a temporary folder; needs go and a C compiler
 # (without one, a copy of /bin/true is the tiny binary).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-pairs=${1:-2000}
+rounds=${1:-1500}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-go build -trimpath -o "$tmp/cudaenv" ./cmd/cudaenv
+tags=urfave_cli_no_docs # as make install builds
+go build -trimpath -tags "$tags" -o "$tmp/cudaenv" ./cmd/cudaenv
 go build -trimpath -o "$tmp/cudaenv-shim" ./cmd/cudaenv-shim
-go build -o "$tmp/shimbench" ./bench/shim
+go build -o "$tmp/clibench" ./bench/cli
 go build -trimpath -o "$tmp/floor" ./bench/shim/floor
 
 export CUDAENV_ROOT="$tmp/root" CUDAENV_CONFIG_DIR="$tmp/config" CUDAENV_CACHE_DIR="$tmp/cache"
@@ -49,15 +54,18 @@ echo 12.4 >"$proj/.cuda-version"
 { cat "$tmp/direct.env"; printf 'SHIM_FLOOR_TARGET=%s\0' "$CUDAENV_ROOT/cuda/12.4.1/bin/tiny"; } >"$tmp/floor.env"
 
 echo "cudaenv $(go env GOVERSION) $(go env GOOS)/$(go env GOARCH), $(nproc) CPUs; tiny binary: $(file -b "$CUDAENV_ROOT/cuda/12.4.1/bin/tiny" | cut -d, -f1-2)"
-echo
-echo "== shim -> cudaenv-shim ($(du -h "$tmp/cudaenv-shim" | cut -f1))"
-"$tmp/shimbench" -n "$pairs" -dir "$proj/a/b/c" -direct-env "$tmp/direct.env" "$CUDAENV_ROOT/cuda/12.4.1/bin/tiny" "$CUDAENV_ROOT/shims/tiny"
-echo
-echo "== floor: a Go program that only execs the tiny binary (no cudaenv work at all)"
-"$tmp/shimbench" -n "$((pairs / 2))" -dir "$proj/a/b/c" -direct-env "$tmp/direct.env" -shim-env "$tmp/floor.env" \
-  "$CUDAENV_ROOT/cuda/12.4.1/bin/tiny" "$tmp/floor"
-echo
-echo "== fallback: shim -> cudaenv itself ($(du -h "$tmp/cudaenv" | cut -f1))"
-mkdir -p "$tmp/fallback"
+echo "cudaenv-shim $(du -h "$tmp/cudaenv-shim" | cut -f1), cudaenv $(du -h "$tmp/cudaenv" | cut -f1)"
+mkdir -p "$tmp/fallback" "$tmp/before"
 ln -s "$tmp/cudaenv" "$tmp/fallback/tiny"
-"$tmp/shimbench" -n "$((pairs / 4))" -dir "$proj/a/b/c" -direct-env "$tmp/direct.env" "$CUDAENV_ROOT/cuda/12.4.1/bin/tiny" "$tmp/fallback/tiny"
+cases=("direct@$tmp/direct.env=$CUDAENV_ROOT/cuda/12.4.1/bin/tiny"
+  "floor@$tmp/floor.env=$tmp/floor"
+  "shim=$CUDAENV_ROOT/shims/tiny")
+if [[ -n ${BEFORE-} ]]; then
+  ln -s "$BEFORE/cudaenv-shim" "$tmp/before/tiny"
+  cases+=("shim-before=$tmp/before/tiny")
+fi
+cases+=("fallback=$tmp/fallback/tiny")
+echo "(direct: the tiny binary; floor: a Go program that only execs it; shim: through cudaenv-shim;"
+echo " fallback: through cudaenv itself, when cudaenv-shim is not installed)"
+echo
+"$tmp/clibench" -n "$rounds" -warmup 100 -dir "$proj/a/b/c" "${cases[@]}"

@@ -16,6 +16,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/dirs"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
 	"github.com/cudaenv/cudaenv/internal/hookenv"
+	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -73,6 +74,11 @@ func (e *env) storeFor(system bool) (*store.Store, error) {
 	return st, nil
 }
 
+// query is the environment as the read-only commands take it.
+func (e *env) query() *query.In {
+	return &query.In{Vars: e.vars, Dirs: e.dirs, Cwd: e.cwd, GOOS: e.goos, Stdout: e.stdout, Stderr: e.stderr}
+}
+
 // exitError carries an exit code other than 1, optionally with no message
 // (the command already said what it had to).
 type exitError struct {
@@ -105,6 +111,14 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 	if len(args) >= 3 && args[1] == "hook-env" {
 		return report(e, hookEnv(e, args[2]))
 	}
+	// The plain forms of the read-only commands skip building the CLI;
+	// cudaenv-shim answers them with the same code (internal/query).
+	if cmd, ok := query.Parse(args[min(len(args), 1):]); ok {
+		if e.dirsErr != nil {
+			return report(e, e.dirsErr)
+		}
+		return report(e, cmd(e.query()))
+	}
 	if e.dirsErr != nil {
 		return report(e, e.dirsErr)
 	}
@@ -120,8 +134,11 @@ func report(e *env, err error) int {
 	}
 	code := 1
 	var ee *exitError
+	var qe *query.ExitError
 	if errors.As(err, &ee) {
 		code = ee.code
+	} else if errors.As(err, &qe) {
+		code = qe.Code
 	}
 	if err.Error() != "" {
 		hookenv.Error(e.stderr, err)

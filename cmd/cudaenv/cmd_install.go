@@ -426,19 +426,6 @@ func (p *progress) Finish() {
 	fmt.Fprint(p.w, "\r\x1b[K")
 }
 
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
 func profileOr(p, def string) string {
 	if p == "" {
 		return def

@@ -12,11 +12,9 @@ import (
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/hookenv"
+	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/internal/resolve"
-	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/internal/version"
-	"github.com/cudaenv/cudaenv/shims"
-	"github.com/cudaenv/cudaenv/store"
 )
 
 func selectionCommands(e *env) []*cli.Command {
@@ -25,17 +23,7 @@ func selectionCommands(e *env) []*cli.Command {
 			Name:  "current",
 			Usage: "print the selected versions and where the selection comes from",
 			Action: func(c *cli.Context) error {
-				r, err := resolveHere(e)
-				if err != nil {
-					return err
-				}
-				label := r.Label()
-				if r.Selection.System() {
-					label = "system"
-				}
-				// The source is a path from wherever the user cd'ed to.
-				fmt.Fprintf(e.stdout, "%s (set by %s%s)\n", label, termsafe.Escape(r.Selection.Source.String()), whichStore(r))
-				return nil
+				return query.Current(e.query())
 			},
 		},
 		{
@@ -43,22 +31,7 @@ func selectionCommands(e *env) []*cli.Command {
 			Usage:     "print the full path of a toolkit command for the current selection",
 			ArgsUsage: "COMMAND",
 			Action: func(c *cli.Context) error {
-				if c.NArg() != 1 {
-					return errors.New("which needs one command name, e.g. cudaenv which nvcc")
-				}
-				r, err := resolveHere(e)
-				if err != nil {
-					return err
-				}
-				if r.Selection.System() {
-					return fmt.Errorf("%s: cudaenv steps aside here (system, set by %s)", c.Args().First(), r.Selection.Source)
-				}
-				p, err := activate.Which(e.store(), r, c.Args().First(), e.goos)
-				if err != nil {
-					return &exitError{code: 127, err: err}
-				}
-				fmt.Fprintln(e.stdout, p)
-				return nil
+				return query.Which(e.query(), c.Args().Slice())
 			},
 		},
 		{
@@ -83,22 +56,12 @@ func selectionCommands(e *env) []*cli.Command {
 }
 
 // errNothingSelected explains the precedence and how to select a version.
-var errNothingSelected = errors.New(shims.NothingSelectedHelp)
+var errNothingSelected = query.ErrNothingSelected
 
 // resolveHere resolves the selection for the working directory, with a
 // warning for each version file skipped on the way.
 func resolveHere(e *env) (activate.Resolved, error) {
-	sel, _, err := resolve.Find(e.cwd, e.lookup, e.dirs.GlobalFile())
-	for _, w := range sel.Warnings {
-		hookenv.Warn(e.stderr, w)
-	}
-	if err != nil {
-		return activate.Resolved{}, err
-	}
-	if sel.Source.Kind == resolve.None {
-		return activate.Resolved{}, errNothingSelected
-	}
-	return activate.Resolve(e.store(), sel)
+	return query.ResolveHere(e.query())
 }
 
 // writeSelection implements local and global: print, set or unset a file.
@@ -166,36 +129,4 @@ func joinSpecs(specs []version.Spec) string {
 		words[i] = s.String()
 	}
 	return strings.Join(words, " ")
-}
-
-// whichStore says which active entries come from the system store, and
-// which of the user's own hide one there: "; 12.4.1 from the system
-// store /opt/cudaenv". Nothing when no system store is involved.
-func whichStore(r activate.Resolved) string {
-	var from, shadows []string
-	var root string
-	for _, ent := range []*store.Entry{r.CUDA, r.Cudnn} {
-		if ent == nil {
-			continue
-		}
-		label := ent.Version.String()
-		if ent.Kind == store.Cudnn {
-			label = "cudnn@" + label
-		}
-		switch {
-		case ent.System:
-			from = append(from, label)
-			root = filepath.Dir(filepath.Dir(ent.Dir))
-		case ent.Shadows:
-			shadows = append(shadows, label)
-		}
-	}
-	var out string
-	if len(from) > 0 {
-		out += "; " + strings.Join(from, " ") + " from the system store " + root
-	}
-	if len(shadows) > 0 {
-		out += "; your own " + strings.Join(shadows, " ") + " in front of the system store's"
-	}
-	return out
 }

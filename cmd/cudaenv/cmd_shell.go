@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,6 +11,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
 	"github.com/cudaenv/cudaenv/internal/hookenv"
+	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/shell"
 )
@@ -79,16 +79,7 @@ until the shell exits or "cudaenv use --unset" hands selection back to them.
 }
 
 func userShell(e *env) string {
-	if e.goos == "windows" {
-		return "pwsh"
-	}
-	switch filepath.Base(e.vars["SHELL"]) {
-	case "zsh":
-		return "zsh"
-	case "fish":
-		return "fish"
-	}
-	return "bash"
+	return query.UserShell(e.vars, e.goos)
 }
 
 // callingShell is the shell cudaenv was started from: the parent

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
@@ -257,14 +258,14 @@ func checkDeclaredSize(zr *zip.Reader, size int64) error {
 	return nil
 }
 
-var versionedSO = regexp.MustCompile(`^(.*/)?(lib[^/]+\.so)\.[0-9]+(\.[0-9]+)*$`)
+var versionedSO = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*/)?(lib[^/]+\.so)\.[0-9]+(\.[0-9]+)*$`) })
 
 // devLinks returns the unversioned .so links to add for a set of written
 // paths: link path → target name (in the same folder).
 func devLinks(written map[string]bool) map[string]string {
 	links := map[string]string{}
 	for p := range written {
-		m := versionedSO.FindStringSubmatch(p)
+		m := versionedSO().FindStringSubmatch(p)
 		if m == nil {
 			continue
 		}

@@ -161,7 +161,7 @@ func SelectWheel(page *Page, version, platform string) (File, error) {
 	var best *candidate
 	fitting := map[string]bool{} // versions with a wheel for the platform
 	for _, f := range page.Files {
-		if !wheelFilename.MatchString(f.Filename) {
+		if !wheelFilename().MatchString(f.Filename) {
 			continue // not a name a wheel can have: never shown nor used
 		}
 		w, err := ParseWheelName(f.Filename)
@@ -201,7 +201,7 @@ func SelectWheel(page *Page, version, platform string) (File, error) {
 // wheelFilename is the alphabet of PEP 427 wheel file names; files named
 // otherwise on an index are ignored, so their names reach no message,
 // cache or receipt.
-var wheelFilename = regexp.MustCompile(`^[A-Za-z0-9_.+!-]+\.whl$`)
+var wheelFilename = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.+!-]+\.whl$`) })
 
 func better(a, b candidate) bool {
 	// NVIDIA yanks broken uploads and fixes them with a post-release

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // version is the part of PEP 440 that NVIDIA's wheels use: a numeric
@@ -27,24 +28,26 @@ type version struct {
 // into a receipt: digits and dots. Component versions from manifests, the
 // catalog and requirements must match it; PEP 440's richer forms are only
 // ever compared.
-var plainVersion = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+var plainVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`) })
 
 // checkPlainVersion says, quoting it, why v is not a plain version.
 func checkPlainVersion(what, v string) error {
-	if plainVersion.MatchString(v) {
+	if plainVersion().MatchString(v) {
 		return nil
 	}
 	return fmt.Errorf("%s version %s is not digits and dots; refusing it", what, strconv.Quote(v))
 }
 
-var versionPattern = regexp.MustCompile(`^v?(\d+(?:\.\d+)*)` +
-	`(?:[-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?(\d*))?` +
-	`(?:(?:[-_.]?(post|rev|r)[-_.]?(\d*))|-(\d+))?` +
-	`(?:[-_.]?dev[-_.]?(\d*))?` +
-	`(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$`)
+var versionPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^v?(\d+(?:\.\d+)*)` +
+		`(?:[-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?(\d*))?` +
+		`(?:(?:[-_.]?(post|rev|r)[-_.]?(\d*))|-(\d+))?` +
+		`(?:[-_.]?dev[-_.]?(\d*))?` +
+		`(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$`)
+})
 
 func parseVersion(s string) (version, bool) {
-	m := versionPattern.FindStringSubmatch(strings.ToLower(strings.TrimSpace(s)))
+	m := versionPattern().FindStringSubmatch(strings.ToLower(strings.TrimSpace(s)))
 	if m == nil {
 		return version{}, false
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // WheelName is a wheel file name split into its parts (PEP 427):
@@ -51,10 +52,10 @@ func ParseWheelName(filename string) (WheelName, error) {
 	return w, nil
 }
 
-var projectSeparators = regexp.MustCompile(`[-_.]+`)
+var projectSeparators = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[-_.]+`) })
 
 // NormalizeProject normalizes a project name as PEP 503 does: lower case,
 // runs of '-', '_' and '.' become one '-'.
 func NormalizeProject(name string) string {
-	return projectSeparators.ReplaceAllString(strings.ToLower(name), "-")
+	return projectSeparators().ReplaceAllString(strings.ToLower(name), "-")
 }

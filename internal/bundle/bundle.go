@@ -31,6 +31,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -100,10 +101,11 @@ type Wheel struct {
 }
 
 var (
-	sha256RE   = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	nameRE     = regexp.MustCompile(`^[A-Za-z0-9._+@=-]+$`) // one path segment
-	idRE       = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-	platformRE = regexp.MustCompile(`^(linux|windows)-[a-z0-9_]+$`)
+	// Compiled on first use: package init stays free.
+	sha256RE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
+	nameRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._+@=-]+$`) }) // one path segment
+	idRE       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]+$`) })
+	platformRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(linux|windows)-[a-z0-9_]+$`) })
 )
 
 // CheckName refuses member names that are not plain relative paths: empty
@@ -119,7 +121,7 @@ func CheckName(name string) error {
 		return fmt.Errorf("member name %q is not a clean relative path", name)
 	}
 	for _, seg := range strings.Split(name, "/") {
-		if seg == "." || seg == ".." || !nameRE.MatchString(seg) {
+		if seg == "." || seg == ".." || !nameRE().MatchString(seg) {
 			return fmt.Errorf("member name %q has a segment that is not a plain file name", name)
 		}
 	}
@@ -153,7 +155,7 @@ func (ix *Index) Check() error {
 		if f.Size < 0 || f.Size > MaxFileSize {
 			return fmt.Errorf("%s: size %d is out of range", f.Name, f.Size)
 		}
-		if !sha256RE.MatchString(f.SHA256) {
+		if !sha256RE().MatchString(f.SHA256) {
 			return fmt.Errorf("%s: sha256 %q is not 64 lower-case hex digits", f.Name, f.SHA256)
 		}
 	}
@@ -164,11 +166,11 @@ func (ix *Index) Check() error {
 			return fmt.Errorf("version %q: kind %q is neither cuda nor cudnn", e.Name, e.Kind)
 		case e.Source != "nvidia" && e.Source != "pypi":
 			return fmt.Errorf("%s: source %q is neither nvidia nor pypi", what, e.Source)
-		case !idRE.MatchString(e.Name) || !idRE.MatchString(e.Release):
+		case !idRE().MatchString(e.Name) || !idRE().MatchString(e.Release):
 			return fmt.Errorf("%s: name %q or release %q is not a version", what, e.Name, e.Release)
-		case !platformRE.MatchString(e.Platform):
+		case !platformRE().MatchString(e.Platform):
 			return fmt.Errorf("%s: %q is not a platform key", what, e.Platform)
-		case e.Profile != "" && !idRE.MatchString(e.Profile):
+		case e.Profile != "" && !idRE().MatchString(e.Profile):
 			return fmt.Errorf("%s: profile %q is not a profile name", what, e.Profile)
 		case e.CUDAMajor < 0 || e.CUDAMajor > 1000:
 			return fmt.Errorf("%s: CUDA major %d is out of range", what, e.CUDAMajor)
@@ -180,7 +182,7 @@ func (ix *Index) Check() error {
 			return fmt.Errorf("%s: no components", what)
 		}
 		for _, id := range e.Components {
-			if !idRE.MatchString(id) {
+			if !idRE().MatchString(id) {
 				return fmt.Errorf("%s: component %q is not a component id", what, id)
 			}
 		}

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/adrg/xdg"
-
 	"github.com/cudaenv/cudaenv/internal/config"
 )
 
@@ -39,10 +37,11 @@ type Lookup func(string) (string, bool)
 // and a ':' would split one entry in two. Such a setting is refused, not
 // repaired, so the error names the variable to fix.
 func FromEnv(env Lookup) (Dirs, error) {
+	data, config, cache := baseDirs(env)
 	d := Dirs{
-		Root:   filepath.Join(xdg.DataHome, "cudaenv"),
-		Config: filepath.Join(xdg.ConfigHome, "cudaenv"),
-		Cache:  filepath.Join(xdg.CacheHome, "cudaenv"),
+		Root:   filepath.Join(data, "cudaenv"),
+		Config: filepath.Join(config, "cudaenv"),
+		Cache:  filepath.Join(cache, "cudaenv"),
 	}
 	for _, f := range []struct {
 		name   string

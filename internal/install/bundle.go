@@ -164,7 +164,7 @@ func (in *Installer) Export(ctx context.Context, req ExportRequest, w io.Writer)
 func (in *Installer) platforms(keys []string) ([]string, error) {
 	var out []string
 	for _, p := range keys {
-		if !platformKey.MatchString(p) {
+		if !platformKey().MatchString(p) {
 			return nil, fmt.Errorf("%q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", p)
 		}
 		if !slices.Contains(out, p) {
@@ -252,7 +252,7 @@ func (in *Installer) Import(ctx context.Context, r io.Reader, req ImportRequest)
 		if platform, err = fetch.HostPlatform(in.opts.GOOS, in.opts.GOARCH); err != nil {
 			return nil, err
 		}
-	} else if !platformKey.MatchString(platform) {
+	} else if !platformKey().MatchString(platform) {
 		return nil, fmt.Errorf("bundle import: %q is not an NVIDIA platform key", platform)
 	}
 	br, err := bundle.Open(r)

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cudaenv/cudaenv/fetch"
@@ -242,7 +243,7 @@ type Request struct {
 
 // platformKey is the shape of NVIDIA's platform keys; the list itself
 // grows with new releases, so only the shape is checked here.
-var platformKey = regexp.MustCompile(`^(linux|windows)-[a-z0-9_]+$`)
+var platformKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(linux|windows)-[a-z0-9_]+$`) })
 
 // Install installs what the request asks for. With no Args and no For,
 // in a directory whose .cuda-version has a .cuda-version.lock beside it,
@@ -262,7 +263,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	}
 	req.Source = source
 	platform := req.Platform
-	if platform != "" && !platformKey.MatchString(platform) {
+	if platform != "" && !platformKey().MatchString(platform) {
 		return nil, fmt.Errorf("install: %q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", platform)
 	}
 	if platform == "" {

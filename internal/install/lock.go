@@ -154,7 +154,7 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 	}
 	set := map[string]bool{host: true}
 	for _, p := range o.platforms {
-		if !platformKey.MatchString(p) {
+		if !platformKey().MatchString(p) {
 			return nil, fmt.Errorf("lock: %q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", p)
 		}
 		set[p] = true

@@ -39,6 +39,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudaenv/cudaenv/internal/version"
 )
@@ -150,18 +151,18 @@ func (l *Lock) HasPlatform(platform string) bool {
 func (p *Product) Tool() version.Tool { return p.Spec.Tool }
 
 var (
-	componentRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_]{0,63}$`)
-	platformRE  = regexp.MustCompile(`^(linux|windows)-[a-z0-9_]{1,32}$`)
-	fileRE      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$`)
-	sha256RE    = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	compVerRE   = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,9}){0,5}$`)
-	profileRE   = regexp.MustCompile(`^[a-z]{1,16}$`)
+	componentRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_]{0,63}$`) })
+	platformRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(linux|windows)-[a-z0-9_]{1,32}$`) })
+	fileRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$`) })
+	sha256RE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
+	compVerRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,9}){0,5}$`) })
+	profileRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]{1,16}$`) })
 )
 
 // CheckFileName reports whether name is a plain file name a lock may hold:
 // no directories, no "..", nothing a shell or a URL would read specially.
 func CheckFileName(name string) error {
-	if !fileRE.MatchString(name) || strings.Contains(name, "..") {
+	if !fileRE().MatchString(name) || strings.Contains(name, "..") {
 		return fmt.Errorf("file name %q is not a plain archive name (letters, digits, '.', '_', '+', '-'; no '/', '\\' or '..')", name)
 	}
 	return nil
@@ -175,7 +176,7 @@ func (l *Lock) Validate() error {
 	if l.Profile == "" && len(l.Components) == 0 {
 		return errors.New("neither a profile nor components")
 	}
-	if l.Profile != "" && !profileRE.MatchString(l.Profile) {
+	if l.Profile != "" && !profileRE().MatchString(l.Profile) {
 		return fmt.Errorf("profile %q is not a profile name", l.Profile)
 	}
 	if len(l.Components) > MaxComponents {
@@ -183,7 +184,7 @@ func (l *Lock) Validate() error {
 	}
 	seen := map[string]bool{}
 	for _, c := range l.Components {
-		if !componentRE.MatchString(c) {
+		if !componentRE().MatchString(c) {
 			return fmt.Errorf("component %q is not a component id", c)
 		}
 		if seen[c] {
@@ -248,7 +249,7 @@ func (p *Product) validate() error {
 	}
 	matched := sp.Match(rel)
 	for plat, files := range p.Platforms {
-		if !platformRE.MatchString(plat) {
+		if !platformRE().MatchString(plat) {
 			return fmt.Errorf("platform %q is not a platform key like linux-x86_64", plat)
 		}
 		if len(files) == 0 {
@@ -286,16 +287,16 @@ func (p *Product) validate() error {
 }
 
 func (f File) validate() error {
-	if !componentRE.MatchString(f.Component) {
+	if !componentRE().MatchString(f.Component) {
 		return fmt.Errorf("component %q is not a component id", f.Component)
 	}
-	if !compVerRE.MatchString(f.Version) {
+	if !compVerRE().MatchString(f.Version) {
 		return fmt.Errorf("%s: version %q is not a version", f.Component, f.Version)
 	}
 	if err := CheckFileName(f.Name); err != nil {
 		return fmt.Errorf("%s: %w", f.Component, err)
 	}
-	if !sha256RE.MatchString(f.SHA256) {
+	if !sha256RE().MatchString(f.SHA256) {
 		return fmt.Errorf("%s: sha256 %q is not 64 lower-case hex digits", f.Component, f.SHA256)
 	}
 	if f.Size < 1 || f.Size > MaxArchiveSize {
@@ -467,8 +468,8 @@ func (d *decoder) fail(format string, args ...any) error {
 }
 
 var (
-	headerRE = regexp.MustCompile(`^\[(cuda|cudnn)(?:\.([a-z0-9_-]+))?\]$`)
-	keyRE    = regexp.MustCompile(`^([a-z0-9_-]+)\s*=\s*(.*)$`)
+	headerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[(cuda|cudnn)(?:\.([a-z0-9_-]+))?\]$`) })
+	keyRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z0-9_-]+)\s*=\s*(.*)$`) })
 )
 
 func (d *decoder) readLine(line string) error {
@@ -476,7 +477,7 @@ func (d *decoder) readLine(line string) error {
 		return nil
 	}
 	if strings.HasPrefix(line, "[") {
-		m := headerRE.FindStringSubmatch(line)
+		m := headerRE().FindStringSubmatch(line)
 		if m == nil {
 			return d.fail("unknown table %s; a lock has [cuda], [cudnn] and [cuda.<platform>] tables", quoteShort(line))
 		}
@@ -494,7 +495,7 @@ func (d *decoder) readLine(line string) error {
 			if !d.tables[m[1]] {
 				return d.fail("table [%s] comes before [%s]", name, m[1])
 			}
-			if !platformRE.MatchString(m[2]) {
+			if !platformRE().MatchString(m[2]) {
 				return d.fail("platform %q is not a platform key like linux-x86_64", m[2])
 			}
 			if p.Platforms == nil {
@@ -505,7 +506,7 @@ func (d *decoder) readLine(line string) error {
 		d.product, d.platform = p, m[2]
 		return nil
 	}
-	m := keyRE.FindStringSubmatch(line)
+	m := keyRE().FindStringSubmatch(line)
 	if m == nil {
 		return d.fail("expected key = value, got %s", quoteShort(line))
 	}

@@ -17,6 +17,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"hash/crc64"
+	"sync"
 )
 
 /* from linux/lib/xz/xz_stream.h **************************************/
@@ -413,7 +414,8 @@ func checkSkip(s *xzDec, b *xzBuf) bool {
 }
 
 /* polynomial table used in decStreamHeader below */
-var xzCRC64Table = crc64.MakeTable(crc64.ECMA)
+// xzCRC64Table is built on first use: package init stays free.
+var xzCRC64Table = sync.OnceValue(func() *crc64.Table { return crc64.MakeTable(crc64.ECMA) })
 
 /* Decode the Stream Header field (the first 12 bytes of the .xz Stream). */
 func decStreamHeader(s *xzDec) xzRet {
@@ -449,7 +451,7 @@ func decStreamHeader(s *xzDec) xzRet {
 		s.check = s.checkCRC32
 	case CheckCRC64:
 		if s.checkCRC64 == nil {
-			s.checkCRC64 = crc64.New(xzCRC64Table)
+			s.checkCRC64 = crc64.New(xzCRC64Table())
 		} else {
 			s.checkCRC64.Reset()
 		}

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Wheel describes how one redist component is published on PyPI.
@@ -102,7 +103,7 @@ func (w Wheel) Project(major int) string {
 	return "nvidia-" + w.Base + "-cu" + strconv.Itoa(major)
 }
 
-var manifestName = regexp.MustCompile(`^redistrib_(\d+(?:\.\d+){2,3})\.json$`)
+var manifestName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^redistrib_(\d+(?:\.\d+){2,3})\.json$`) })
 
 type release struct {
 	version, date, sha string
@@ -130,7 +131,7 @@ func Render(fsys fs.FS, pkg, source string) ([]byte, error) {
 	}
 	var rels []release
 	for _, e := range entries {
-		m := manifestName.FindStringSubmatch(e.Name())
+		m := manifestName().FindStringSubmatch(e.Name())
 		if m == nil || e.IsDir() {
 			continue
 		}
@@ -257,7 +258,7 @@ func readCudnn(fsys fs.FS) ([]cudnnRelease, error) {
 	}
 	var out []cudnnRelease
 	for _, e := range entries {
-		m := manifestName.FindStringSubmatch(e.Name())
+		m := manifestName().FindStringSubmatch(e.Name())
 		if m == nil || e.IsDir() {
 			continue
 		}

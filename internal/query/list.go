@@ -1,0 +1,209 @@
+package query
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+// listed is one entry as list shows it; list --json prints these.
+type listed struct {
+	Kind          string  `json:"kind"`
+	Version       string  `json:"version"`
+	CUDAMajor     int     `json:"cuda_major,omitempty"`
+	Label         string  `json:"label"`
+	Source        string  `json:"source"`
+	Path          string  `json:"path"`
+	LinkTarget    string  `json:"link_target,omitempty"`
+	Profile       string  `json:"profile,omitempty"`
+	Components    int     `json:"components"`
+	LibrariesOnly bool    `json:"libraries_only"`
+	SizeBytes     *int64  `json:"size_bytes"`               // null for linked trees: not the store's
+	Store         string  `json:"store"`                    // user or system
+	ShadowsSystem bool    `json:"shadows_system,omitempty"` // a user entry in front of the system store's
+	Active        bool    `json:"active"`
+	ActiveBy      string  `json:"active_by,omitempty"`
+	Broken        *string `json:"broken,omitempty"`
+}
+
+// List lists installed and linked versions (args: none) with their
+// source, contents and size, marking the active ones; as JSON for scripts.
+func List(in *In, args []string, asJSON bool) error {
+	if len(args) > 0 {
+		return errors.New("list takes no arguments; see: cudaenv list --help")
+	}
+	st := in.Store()
+	active, _ := ResolveHere(in)
+	cudas, err := st.List(store.CUDA)
+	if err != nil {
+		return err
+	}
+	cudnns, err := st.List(store.Cudnn)
+	if err != nil {
+		return err
+	}
+	var rows []listed
+	for _, group := range [][]store.Entry{cudas, cudnns} {
+		for _, ent := range group {
+			rows = append(rows, describe(ent, active))
+		}
+	}
+	if asJSON {
+		if rows == nil {
+			rows = []listed{}
+		}
+		enc := json.NewEncoder(in.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(in.Stderr, "cudaenv: nothing installed yet; run: cudaenv install 12.4 (or cudaenv link /usr/local/cuda-12.4)")
+		return nil
+	}
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r.Label))
+	}
+	for _, r := range rows {
+		mark := " "
+		if r.Active {
+			mark = "*"
+		}
+		fmt.Fprintln(in.Stdout, strings.TrimRight(fmt.Sprintf("%s %-*s  %s", mark, width, r.Label, r.details()), " "))
+	}
+	return nil
+}
+
+// details is the text after the version: where it came from, what it
+// holds, its size, and why it is active.
+func (r listed) details() string {
+	var parts []string
+	switch {
+	case r.LinkTarget != "":
+		parts = append(parts, "linked -> "+r.LinkTarget)
+	case r.LibrariesOnly:
+		parts = append(parts, "libraries only ("+r.Source+")")
+	default:
+		parts = append(parts, r.Source)
+	}
+	switch {
+	case r.Store == "system":
+		parts = append(parts, "(system store)")
+	case r.ShadowsSystem:
+		parts = append(parts, "(yours, in front of the system store's)")
+	}
+	var what []string
+	if r.Profile != "" {
+		what = append(what, r.Profile+" profile")
+	}
+	if r.Components > 0 {
+		what = append(what, Plural(r.Components, "component"))
+	}
+	if r.LibrariesOnly && r.LinkTarget != "" {
+		what = append(what, "libraries only")
+	}
+	if len(what) > 0 {
+		parts = append(parts, strings.Join(what, ", "))
+	}
+	if r.SizeBytes != nil {
+		parts = append(parts, HumanBytes(*r.SizeBytes))
+	}
+	if r.Broken != nil {
+		parts = append(parts, "(broken: "+*r.Broken+")")
+	}
+	if r.Active {
+		parts = append(parts, "(set by "+r.ActiveBy+")")
+	}
+	return strings.Join(parts, "  ")
+}
+
+// Plural is "1 noun" or "N nouns".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// HumanBytes is a size in bytes, KiB, MiB, … with one decimal.
+func HumanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func describe(ent store.Entry, active activate.Resolved) listed {
+	r := listed{
+		Kind:       string(ent.Kind),
+		Version:    ent.Version.String(),
+		CUDAMajor:  ent.CUDAMajor,
+		Label:      ent.Label(),
+		Source:     ent.Receipt.Source,
+		Path:       ent.Path,
+		Profile:    ent.Receipt.Profile,
+		Components: len(ent.Receipt.Components),
+		Store:      "user",
+	}
+	if ent.System {
+		r.Store = "system"
+	}
+	r.ShadowsSystem = ent.Shadows
+	if ent.Linked() {
+		r.Source, r.LinkTarget = "link", ent.Path
+	} else {
+		size := treeSize(ent.Dir)
+		r.SizeBytes = &size
+	}
+	if ent.Kind == store.CUDA && ent.Err == nil {
+		// The receipt says for what cudaenv installed; a linked tree (or a
+		// receipt from before the flag) is looked at.
+		r.LibrariesOnly = ent.Receipt.LibrariesOnly || !hasCompiler(ent.Path)
+	}
+	if ent.Err != nil {
+		msg := ent.Err.Error()
+		r.Broken = &msg
+	}
+	if (active.CUDA != nil && active.CUDA.Dir == ent.Dir) || (active.Cudnn != nil && active.Cudnn.Dir == ent.Dir) {
+		r.Active, r.ActiveBy = true, active.Selection.Source.String()
+	}
+	return r
+}
+
+// hasCompiler reports whether a toolkit tree has nvcc.
+func hasCompiler(root string) bool {
+	for _, name := range []string{"nvcc", "nvcc.exe"} {
+		if fi, err := os.Stat(filepath.Join(root, "bin", name)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// treeSize is the bytes of the regular files under dir (links not
+// followed), as du counts apparent sizes.
+func treeSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
