@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"internal/config":     {},
 	"internal/export":     {},
 	"internal/each":       {},
-	"internal/modulefile": {"internal/envdiff"},
+	"internal/modulefile": {"internal/activate", "internal/atomicfile", "internal/envdiff", "internal/version", "store"},
 	"internal/atomicfile": {},
 	"internal/bundle":     {},
 	"shell":               {},

@@ -1,21 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/cudaenv/cudaenv/internal/activate"
-	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/modulefile"
-	"github.com/cudaenv/cudaenv/internal/version"
-	"github.com/cudaenv/cudaenv/store"
 )
 
 func moduleCommands(e *env) []*cli.Command {
@@ -42,7 +33,7 @@ func moduleCommands(e *env) []*cli.Command {
 			if err != nil {
 				return fmt.Errorf("modulefile %w", err)
 			}
-			mods, err := modulesFor(st, c.Args().Slice(), all)
+			mods, err := modulefile.ForStore(st, c.Args().Slice(), all)
 			if err != nil {
 				return fmt.Errorf("modulefile: %w", err)
 			}
@@ -54,152 +45,10 @@ func moduleCommands(e *env) []*cli.Command {
 				_, err := e.stdout.Write(modulefile.Render(mods[0], f))
 				return err
 			}
-			return writeModules(e, out, mods, f, all)
+			if err := modulefile.WriteTree(out, mods, f, all, func(line string) { fmt.Fprintln(e.stdout, line) }); err != nil {
+				return fmt.Errorf("modulefile: %w", err)
+			}
+			return nil
 		},
 	}}
-}
-
-// modulesFor is the modules for the named specs (the newest installed
-// match of a CUDA spec; every CUDA major's build of a cuDNN spec), or for
-// every installed entry.
-func modulesFor(st *store.Store, args []string, all bool) ([]modulefile.Module, error) {
-	var picked []store.Entry
-	for _, k := range []store.Kind{store.CUDA, store.Cudnn} {
-		list, err := st.List(k)
-		if err != nil {
-			return nil, err
-		}
-		for _, ent := range list {
-			if ent.Err != nil {
-				continue
-			}
-			if all {
-				picked = append(picked, ent)
-			}
-		}
-		if all {
-			continue
-		}
-		for _, a := range args {
-			sp, err := version.ParseSpec(a)
-			if err != nil || sp.Kind != version.Prefix {
-				return nil, fmt.Errorf("invalid version %q; name an installed version, e.g. 12.4 or cudnn@9.5", a)
-			}
-			if (sp.Tool == version.Cudnn) != (k == store.Cudnn) {
-				continue
-			}
-			found := matching(sp, list, k == store.CUDA)
-			if len(found) == 0 {
-				return nil, fmt.Errorf("%s is not installed; run: cudaenv install %s", a, a)
-			}
-			picked = append(picked, found...)
-		}
-	}
-	mods := make([]modulefile.Module, 0, len(picked))
-	seen := map[string]bool{}
-	for i := range picked {
-		m := moduleOf(&picked[i])
-		if !seen[m.Family+"/"+m.Version] {
-			seen[m.Family+"/"+m.Version] = true
-			mods = append(mods, m)
-		}
-	}
-	return mods, nil
-}
-
-// matching is the entries a spec names: the newest one for CUDA, the
-// newest per CUDA major for cuDNN.
-func matching(sp version.Spec, list []store.Entry, newestOnly bool) []store.Entry {
-	best := map[int]store.Entry{}
-	for _, ent := range list {
-		if ent.Err != nil || !sp.Match(ent.Version) {
-			continue
-		}
-		if b, ok := best[ent.CUDAMajor]; !ok || version.Compare(ent.Version, b.Version) > 0 {
-			best[ent.CUDAMajor] = ent
-		}
-	}
-	var out []store.Entry
-	for _, ent := range best {
-		out = append(out, ent)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].CUDAMajor < out[j].CUDAMajor })
-	if newestOnly && len(out) > 1 {
-		out = out[:1]
-	}
-	return out
-}
-
-func moduleOf(ent *store.Entry) modulefile.Module {
-	from := ent.Receipt.Source
-	if ent.Linked() {
-		from = "a link to " + ent.Path
-	}
-	if ent.Kind == store.Cudnn {
-		return modulefile.Module{
-			Family:         "cudnn",
-			Version:        ent.Name,
-			Whatis:         fmt.Sprintf("cuDNN %s for CUDA %d", ent.Version, ent.CUDAMajor),
-			Help:           fmt.Sprintf("cuDNN %s built for CUDA %d, at %s (installed by cudaenv from %s). Loads a CUDA %d module when none is loaded.", ent.Version, ent.CUDAMajor, ent.Path, from, ent.CUDAMajor),
-			Env:            activate.Want(activate.Resolved{Cudnn: ent}, "linux"),
-			NeedsCUDAMajor: ent.CUDAMajor,
-		}
-	}
-	return modulefile.Module{
-		Family:  "cuda",
-		Version: ent.Name,
-		Whatis:  fmt.Sprintf("CUDA Toolkit %s", ent.Version),
-		Help:    fmt.Sprintf("CUDA Toolkit %s at %s (installed by cudaenv from %s). Sets PATH, LD_LIBRARY_PATH, CUDA_HOME, CUDA_PATH and CUDACXX as cudaenv's shell hook does.", ent.Version, ent.Path, from),
-		Env:     activate.Want(activate.Resolved{CUDA: ent}, "linux"),
-	}
-}
-
-// writeModules writes each module under dir. With prune (--all), files
-// of this format that carry cudaenv's marker and name no installed
-// version are removed; files without the marker are never touched.
-func writeModules(e *env, dir string, mods []modulefile.Module, f modulefile.Format, prune bool) error {
-	keep := map[string]bool{}
-	for _, m := range mods {
-		rel := modulefile.Path(m, f)
-		keep[filepath.FromSlash(rel)] = true
-		if err := atomicfile.Write(filepath.Join(dir, filepath.FromSlash(rel)), modulefile.Render(m, f), 0o644); err != nil {
-			return fmt.Errorf("modulefile: write %s: %w", rel, err)
-		}
-		fmt.Fprintf(e.stdout, "wrote %s\n", filepath.Join(dir, filepath.FromSlash(rel)))
-	}
-	if !prune {
-		return nil
-	}
-	for _, family := range []string{"cuda", "cudnn"} {
-		names, err := os.ReadDir(filepath.Join(dir, family))
-		if err != nil {
-			continue
-		}
-		for _, n := range names {
-			rel := filepath.Join(family, n.Name())
-			if keep[rel] || !n.Type().IsRegular() || strings.HasSuffix(n.Name(), ".lua") != (f == modulefile.Lua) {
-				continue
-			}
-			p := filepath.Join(dir, rel)
-			if !carriesMarker(p) {
-				continue
-			}
-			if err := os.Remove(p); err != nil {
-				return fmt.Errorf("modulefile: remove stale %s: %w", rel, err)
-			}
-			fmt.Fprintf(e.stdout, "removed %s\n", p)
-		}
-	}
-	return nil
-}
-
-func carriesMarker(p string) bool {
-	fh, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer fh.Close()
-	head := make([]byte, 256)
-	n, _ := fh.Read(head)
-	return bytes.Contains(head[:n], []byte(modulefile.Marker))
 }

@@ -1,8 +1,8 @@
 // Package modulefile writes Lmod (Lua) and Environment Modules (Tcl)
 // modulefiles from the environment that activation computes, so a
 // cluster's `module load cuda/12.4.1` sets exactly what the cudaenv hook
-// and shims set. It renders text only; the caller computes the
-// environment and writes the files.
+// and shims set: the modules for a store's entries (ForStore), their text
+// (Render, pure) and a module tree on disk (WriteTree).
 package modulefile
 
 import (
