@@ -5,8 +5,11 @@ import (
 	"archive/zip"
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -83,10 +86,10 @@ func newUnpacker() *unpacker {
 // rank. What it unpacks to is bounded by rootfs.MaxUnpacked of the
 // archive's size: a tar stream is cut off there, a zip whose directory
 // declares more is refused before anything is written.
-func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact, rank int) error {
-	if a.Unpack != nil {
-		return a.Unpack(ctx, p, m.root)
-	}
+func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact, rank int) (err error) {
+	// The archive was checked at path p; what is unpacked is read from
+	// this one open file and checked again as it is read, so a file swapped
+	// in a shared cache between the check and now is never installed.
 	f, err := os.Open(p)
 	if err != nil {
 		return err
@@ -96,9 +99,29 @@ func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact
 	if err != nil {
 		return err
 	}
-	x := &archiveExtraction{m: m, rank: rank}
 	name := strings.ToLower(a.RelativePath)
-	u.br.Reset(f)
+	if a.Unpack != nil || strings.HasSuffix(name, ".zip") {
+		// Random access: check the whole file first, then read it again.
+		if err := verifyOpen(f, a); err != nil {
+			return err
+		}
+		if a.Unpack != nil {
+			return a.Unpack(ctx, f, st.Size(), m.root)
+		}
+	}
+	x := &archiveExtraction{m: m, rank: rank}
+	hr := &hashingReader{r: f, h: sha256.New()}
+	u.br.Reset(hr)
+	// A stream is checked as it is read: after the archive, the rest of
+	// the file is read too and the whole must hash to the manifest's.
+	defer func() {
+		if err == nil && !strings.HasSuffix(name, ".zip") {
+			_, err = io.Copy(io.Discard, u.br)
+			if err == nil {
+				err = hr.check(a)
+			}
+		}
+	}()
 	switch {
 	case strings.HasSuffix(name, ".tar.xz") || strings.HasSuffix(name, ".txz"):
 		if u.xz == nil {
@@ -119,23 +142,65 @@ func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact
 			// the compressed stream (and its checks) really ends too.
 			_, err = io.Copy(io.Discard, tr)
 		}
-		return x.result(err)
+		err = x.result(err)
+		return err
 	case strings.HasSuffix(name, ".tar.gz") || strings.HasSuffix(name, ".tgz"):
-		gr, err := archives.Gz{}.OpenReader(u.br)
-		if err != nil {
-			return fmt.Errorf("gzip: %w", err)
-		}
-		defer gr.Close()
-		return x.result(archives.Tar{}.Extract(ctx, bounded(gr, st.Size()), x.handle))
-	case strings.HasSuffix(name, ".tar"):
-		return x.result(archives.Tar{}.Extract(ctx, bounded(u.br, st.Size()), x.handle))
-	case strings.HasSuffix(name, ".zip"):
-		if err := checkZip(f, st.Size()); err != nil {
+		gr, gerr := archives.Gz{}.OpenReader(u.br)
+		if gerr != nil {
+			err = fmt.Errorf("gzip: %w", gerr)
 			return err
 		}
-		return x.result(archives.Zip{}.Extract(ctx, f, x.handle))
+		defer gr.Close()
+		err = x.result(archives.Tar{}.Extract(ctx, bounded(gr, st.Size()), x.handle))
+		return err
+	case strings.HasSuffix(name, ".tar"):
+		err = x.result(archives.Tar{}.Extract(ctx, bounded(u.br, st.Size()), x.handle))
+		return err
+	case strings.HasSuffix(name, ".zip"):
+		if err = checkZip(f, st.Size()); err != nil {
+			return err
+		}
+		err = x.result(archives.Zip{}.Extract(ctx, f, x.handle))
+		return err
 	}
-	return fmt.Errorf("unsupported archive type: %s", path.Base(a.RelativePath))
+	err = fmt.Errorf("unsupported archive type: %s", path.Base(a.RelativePath))
+	return err
+}
+
+// hashingReader hashes what is read through it.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (r *hashingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.h.Write(p[:n])
+	r.n += int64(n)
+	return n, err
+}
+
+// check compares what was read with the artifact's size and sha256.
+func (r *hashingReader) check(a *Artifact) error {
+	if got := hex.EncodeToString(r.h.Sum(nil)); r.n != a.Size || got != a.SHA256 {
+		return fmt.Errorf("verify %s: the archive changed after it was checked (sha256 %s, want %s): a shared download cache was written to; run: cudaenv cache prune", a.label(), short(got), short(a.SHA256))
+	}
+	return nil
+}
+
+// verifyOpen hashes the open file f whole and compares it with the
+// artifact's size and sha256, then rewinds it.
+func verifyOpen(f *os.File, a *Artifact) error {
+	hr := &hashingReader{r: f, h: sha256.New()}
+	if _, err := io.Copy(io.Discard, hr); err != nil {
+		return err
+	}
+	if err := hr.check(a); err != nil {
+		return err
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return err
 }
 
 // maxLinkTarget bounds a zip symlink entry, whose target is its content.

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -72,7 +73,8 @@ func FuzzExtractArchive(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = m.extract(t.Context(), newUnpacker(), archive, &Artifact{RelativePath: "a.tar"}, 0)
+		sum := sha256.Sum256(data)
+		err = m.extract(t.Context(), newUnpacker(), archive, &Artifact{RelativePath: "a.tar", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}, 0)
 		if err == nil {
 			_, err = m.finish("linux-x86_64")
 		}
@@ -176,4 +178,27 @@ func hashTree(t *testing.T, root, skip string) string {
 		return nil
 	})
 	return out.String()
+}
+
+// An archive swapped in the cache after its check (a shared cache another
+// user can write to) is refused while it is unpacked: what is read is
+// hashed again, from the one open file.
+func TestAnArchiveChangedAfterItsCheckIsNotInstalled(t *testing.T) {
+	good, _ := scriptTar("f lib/libcudart.so.12 runtime")
+	evil, _ := scriptTar("f lib/libcudart.so.12 evil-runtime")
+	parent := t.TempDir()
+	dest := filepath.Join(parent, "tree")
+	os.MkdirAll(dest, 0o755)
+	archive := filepath.Join(parent, "a.tar")
+	os.WriteFile(archive, evil, 0o644) // what the cache holds now
+	sum := sha256.Sum256(good)         // what was checked
+	m, err := newMerger(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = m.extract(t.Context(), newUnpacker(), archive, &Artifact{Component: "cuda_cudart", RelativePath: "a.tar", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(good))}, 0)
+	m.close()
+	if err == nil || !strings.Contains(err.Error(), "changed after it was checked") {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
 }

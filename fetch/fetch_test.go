@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -597,8 +598,8 @@ func TestAnUnpackHookReplacesTheBuiltInExtraction(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	arts[0].Unpack = func(_ context.Context, path, dest string) error {
-		data, err := os.ReadFile(path)
+	arts[0].Unpack = func(_ context.Context, f *os.File, _ int64, dest string) error {
+		data, err := io.ReadAll(f)
 		if err != nil {
 			return err
 		}

@@ -227,7 +227,7 @@ func TestFetchChecksTheTreeAnUnpackHookMade(t *testing.T) {
 			m := fetchtest.NewMirror(t, fetchtest.Options{Synthetic: true})
 			c := newClient(t, m)
 			arts := selectFrom(t, c, fetch.CUDA, "12.4.1", fetch.Selection{Platform: "linux-x86_64", Components: []string{"cuda_cudart"}})
-			arts[0].Unpack = func(_ context.Context, path, dest string) error {
+			arts[0].Unpack = func(_ context.Context, _ *os.File, _ int64, dest string) error {
 				if err := os.MkdirAll(filepath.Join(dest, "lib"), 0o755); err != nil {
 					return err
 				}

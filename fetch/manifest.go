@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"regexp"
 	"sort"
@@ -69,12 +70,14 @@ type Artifact struct {
 	Size         int64
 	URL          string // product directory + RelativePath; filled by Client.Manifest
 
-	// Unpack, if set, extracts the verified archive at path into dest in
-	// place of the built-in tar/zip extraction: other sources (PyPI wheels)
-	// bring their own layout. It must write only below dest, never
-	// through a link (pypi.ExtractWheel writes through a rootfs.Tree);
-	// Fetch then checks every link in the finished tree.
-	Unpack func(ctx context.Context, path, dest string) error
+	// Unpack, if set, extracts the verified archive f (size bytes) into
+	// dest in place of the built-in tar/zip extraction: other sources
+	// (PyPI wheels) bring their own layout. f is the file Fetch opened and
+	// checked, so a cache file replaced meanwhile cannot be what is
+	// unpacked. It must write only below dest, never through a link
+	// (pypi.ExtractWheel writes through a rootfs.Tree); Fetch then checks
+	// every link in the finished tree.
+	Unpack func(ctx context.Context, f *os.File, size int64, dest string) error
 
 	problem string // why the manifest entry is unusable, found while decoding
 }

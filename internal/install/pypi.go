@@ -313,15 +313,6 @@ func wheelArtifacts(ws []pypi.Artifact) []fetch.Artifact {
 	return out
 }
 
-func unpackWheel(ctx context.Context, path, dest string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	return pypi.ExtractWheelContext(ctx, f, fi.Size(), dest)
+func unpackWheel(ctx context.Context, f *os.File, size int64, dest string) error {
+	return pypi.ExtractWheelContext(ctx, f, size, dest)
 }
