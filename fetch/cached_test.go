@@ -2,8 +2,10 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -55,5 +57,32 @@ func TestCachedIndexReadIsBounded(t *testing.T) {
 	os.WriteFile(p, []byte(`{"releases": ["12.4.1"`+strings.Repeat(`, "12.4.1"`, maxCachedIndex/10)+`]}`), 0o644)
 	if got := CachedReleases(dir, CUDA); got != nil {
 		t.Errorf("a %d-byte index gave %d releases, want none (read is bounded)", maxCachedIndex, len(got))
+	}
+}
+
+// A manifest another user left in a shared cache is not believed: it
+// names the archives and the sha256 they are checked against.
+func TestAManifestAnotherUserCachedIsNotBelieved(t *testing.T) {
+	if runtime.GOOS == "windows" || os.Getuid() != 0 {
+		t.Skip("needs root to give a file to another user")
+	}
+	cache := t.TempDir()
+	c := &Client{Base: "http://127.0.0.1:9", CacheDir: cache, Offline: true}
+	cp := c.manifestPath(CUDA, "12.4.1")
+	if err := os.MkdirAll(filepath.Dir(cp), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	manifest := `{"release_label":"12.4.1","cuda_nvcc":{"name":"x","version":"12.4.131","linux-x86_64":{"relative_path":"evil.tar.xz","sha256":"` + strings.Repeat("0", 64) + `","size":"1"}}}`
+	if err := os.WriteFile(cp, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Manifest(t.Context(), CUDA, "12.4.1"); err != nil {
+		t.Fatalf("this user's own cached manifest: %v", err)
+	}
+	if err := os.Chown(cp, 65534, 65534); err != nil {
+		t.Skip(err)
+	}
+	if _, err := c.Manifest(t.Context(), CUDA, "12.4.1"); !errors.Is(err, ErrOffline) {
+		t.Errorf("another user's cached manifest was used (err %v)", err)
 	}
 }

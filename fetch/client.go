@@ -513,7 +513,7 @@ func (c *Client) manifest(ctx context.Context, p Product, version string) (*Mani
 	var data []byte
 	if c.CacheDir != "" {
 		cp := c.manifestPath(p, version)
-		if st, err := os.Lstat(cp); err == nil {
+		if st, err := os.Lstat(cp); err == nil && trustedOwner(st) {
 			age := c.now().Sub(st.ModTime())
 			if c.Offline || (age >= 0 && age < IndexTTL) {
 				if d, err := readCacheFile(cp); err == nil {

@@ -45,3 +45,16 @@ func tryLockFile(f *os.File) (bool, error) {
 }
 
 func unlockFile(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// trustedOwner reports whether a cached file that decides what is
+// downloaded (a manifest: it names the archives and their sha256) was
+// written by this user or root. In a cache shared with other users their
+// manifests are not believed: archives are checked by hash and can be
+// shared, but the hash has to come from a manifest this user fetched.
+func trustedOwner(st fs.FileInfo) bool {
+	s, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return true
+	}
+	return s.Uid == uint32(os.Getuid()) || s.Uid == 0
+}
