@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"internal/xz":         {},
 
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
-	"internal/resolve":  {"internal/version"},
+	"internal/resolve":  {"internal/lockfile", "internal/version"},
 	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
 	"store":             {"internal/dirs", "internal/rootfs", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},

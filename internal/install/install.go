@@ -283,7 +283,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 				return nil, err
 			}
 			if lk != nil {
-				return in.installLocked(ctx, req, sel.Source.Path, sel.Specs, lockPath, lk, platform)
+				return in.installLocked(ctx, req, sel.Source.Path, sel.AsWritten(), lockPath, lk, platform)
 			}
 			if req.Locked {
 				return nil, fmt.Errorf("install --locked: no %s beside %s; write it with cudaenv lock and commit it", lockfile.FileName, sel.Source.Path)
@@ -376,7 +376,7 @@ func (in *Installer) Specs(ctx context.Context, req Request) ([]version.Spec, er
 		if sel.Source.Kind == resolve.None || sel.System() {
 			return nil, errors.New("install needs a version, e.g. cudaenv install 12.4 cudnn@9.5 (with none, it installs what .cuda-version selects, and nothing selects a version here)")
 		}
-		return sel.Specs, nil
+		return sel.AsWritten(), nil
 	}
 	specs, err := resolve.Parse("install", []byte(strings.Join(req.Args, " ")))
 	if err != nil {

@@ -94,7 +94,7 @@ func lockedFile(dir string) (string, []version.Spec, error) {
 	case sel.System():
 		return "", nil, fmt.Errorf("lock: %s selects system; there is nothing to lock", sel.Source.Path)
 	}
-	return sel.Source.Path, sel.Specs, nil
+	return sel.Source.Path, sel.AsWritten(), nil
 }
 
 // lockOf is the lock of a selection read from a .cuda-version; ok is false

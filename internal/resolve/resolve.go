@@ -18,11 +18,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/cudaenv/cudaenv/internal/lockfile"
 	"github.com/cudaenv/cudaenv/internal/version"
 )
 
@@ -79,10 +81,22 @@ func (s Source) String() string {
 type Selection struct {
 	Specs  []version.Spec
 	Source Source
+	// Written are the specs as the version file has them, when its lock
+	// narrowed Specs to the locked releases; nil otherwise.
+	Written []version.Spec
 	// Warnings name the version files skipped on the way (not regular
 	// files, kernel files, too slow to read, too large a .tool-versions)
 	// and why. They are set even when Find returns an error.
 	Warnings []string
+}
+
+// AsWritten is what the version file says: Written where a lock narrowed
+// Specs, else Specs. Locking and installing from a lock compare these.
+func (s Selection) AsWritten() []version.Spec {
+	if s.Written != nil {
+		return s.Written
+	}
+	return s.Specs
 }
 
 // System reports whether cudaenv should step aside: nothing is selected,
@@ -179,6 +193,14 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 			var specs []version.Spec
 			if name == FileName {
 				specs, err = Parse(path, data)
+				if err == nil && len(specs) > 0 {
+					locked := lockedSpecs(&w, d, specs)
+					if !slices.EqualFunc(locked, specs, func(a, b version.Spec) bool { return a.String() == b.String() }) {
+						sel, w, _ := found(locked, Source{Kind: FromFile, Path: path}, nil)
+						sel.Written = specs
+						return sel, w, nil
+					}
+				}
 			} else {
 				specs, err = ParseToolVersions(path, data)
 			}
@@ -446,4 +468,47 @@ func hideLinked(path string, err error) error {
 		}
 	}
 	return err
+}
+
+// lockedSpecs narrows a .cuda-version's specs to the releases its lock
+// (.cuda-version.lock beside it) pins, so the project activates what
+// `cudaenv install` installed from the lock, not a newer patch that
+// happens to be installed too. A lock that is missing, unreadable or
+// written for other specs (stale: install says so) changes nothing. The
+// lock is watched, so writing or editing it is seen at the next prompt.
+func lockedSpecs(w *Watch, dir string, specs []version.Spec) []version.Spec {
+	p := filepath.Join(dir, lockfile.FileName)
+	data, st, skip, err := readCapped(p, lockfile.MaxFileSize, false)
+	w.Files = append(w.Files, st)
+	if !st.Exists || skip != "" || err != nil {
+		return specs
+	}
+	lk, err := lockfile.Decode(p, data)
+	if err != nil || !sameSpecs(lk.Specs(), specs) {
+		return specs
+	}
+	out := slices.Clone(specs)
+	for i, sp := range out {
+		for _, prod := range lk.Products() {
+			if prod.Tool() != sp.Tool {
+				continue
+			}
+			if v, err := version.Parse(prod.Release); err == nil && sp.Match(v) {
+				out[i] = version.Spec{Tool: sp.Tool, Kind: version.Prefix, Prefix: v}
+			}
+		}
+	}
+	return out
+}
+
+func sameSpecs(a, b []version.Spec) bool {
+	words := func(specs []version.Spec) []string {
+		var w []string
+		for _, s := range specs {
+			w = append(w, s.String())
+		}
+		slices.Sort(w)
+		return w
+	}
+	return slices.Equal(words(a), words(b))
 }

@@ -104,8 +104,9 @@ func TestFindFollowsThePrecedence(t *testing.T) {
 	if sel.Source.Path != filepath.Join(proj, ".cuda-version") || sel.Specs[0].String() != "12.4" {
 		t.Fatalf("cuda-version: %+v", sel)
 	}
-	// sub/deep and sub checked both names; proj found the first one.
-	if len(w.Files) != 5 || !w.Files[4].Exists {
+	// sub/deep and sub checked both names; proj found the first one, and
+	// its lock (none yet) is watched so that writing one is noticed.
+	if len(w.Files) != 6 || !w.Files[4].Exists || w.Files[5].Exists || filepath.Base(w.Files[5].Path) != ".cuda-version.lock" {
 		t.Errorf("watch = %+v", w.Files)
 	}
 
