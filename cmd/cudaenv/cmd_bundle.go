@@ -2,17 +2,14 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -70,18 +67,15 @@ that fails a check installs nothing.`,
 }
 
 func bundleExport(e *env, c *cli.Context) error {
-	source := c.String("source")
-	if source == "" {
-		var err error
-		if source, err = e.setting("source"); err != nil {
-			return err
-		}
+	source, err := e.source(c)
+	if err != nil {
+		return err
 	}
 	in, err := e.installer(c, c.Bool("quiet"))
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(e)
 	defer stop()
 	out := c.String("output")
 	// Written beside the target and renamed into place: an interrupted
@@ -155,7 +149,7 @@ func bundleImport(e *env, c *cli.Context, file string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(e)
 	defer stop()
 	_, err = in.Import(ctx, bufio.NewReaderSize(f, 1<<20), install.ImportRequest{Platform: c.String("platform"), Force: c.Bool("force")})
 	return err

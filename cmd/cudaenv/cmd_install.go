@@ -152,12 +152,9 @@ func installCmd(e *env, c *cli.Context) error {
 		}
 		return bundleImport(e, c, c.String("from"))
 	}
-	source := c.String("source")
-	if source == "" {
-		var err error
-		if source, err = e.setting("source"); err != nil {
-			return err
-		}
+	source, err := e.source(c)
+	if err != nil {
+		return err
 	}
 	in, err := e.installer(c, c.Bool("quiet"))
 	if err != nil {
@@ -270,12 +267,9 @@ func (r *installReport) Progress(label string) install.Progress {
 }
 
 func lsRemote(e *env, c *cli.Context) error {
-	source := c.String("source")
-	if source == "" {
-		var err error
-		if source, err = e.setting("source"); err != nil {
-			return err
-		}
+	source, err := e.source(c)
+	if err != nil {
+		return err
 	}
 	in, err := e.installer(c, false)
 	if err != nil {
@@ -431,4 +425,13 @@ func profileOr(p, def string) string {
 		return def
 	}
 	return p
+}
+
+// source is --source, else the source setting (CUDAENV_SOURCE, the
+// settings file); empty means nvidia.
+func (e *env) source(c *cli.Context) (string, error) {
+	if s := c.String("source"); s != "" {
+		return s, nil
+	}
+	return e.setting("source")
 }
