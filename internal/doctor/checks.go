@@ -41,6 +41,10 @@ func checkToolkit(in Inputs) Check {
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s at %s is incomplete: %s missing", tk.Version, tk.Dir, strings.Join(tk.Facts.Missing, ", "))
 		c.Hint = "reinstall it: cudaenv install " + tk.Version
+		if tk.From == "link" {
+			// cudaenv did not install it, so it cannot reinstall it.
+			c.Hint = fmt.Sprintf("it is a linked tree: complete it, or replace it with cudaenv's own: cudaenv uninstall %s && cudaenv install %s", tk.Version, tk.Version)
+		}
 	case len(tk.Facts.LinkMissing) > 0:
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s at %s compiles but cannot link programs: %s missing (nvcc x.cu -o x and CMake's compiler check fail)", tk.Version, tk.Dir, strings.Join(tk.Facts.LinkMissing, ", "))

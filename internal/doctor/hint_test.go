@@ -35,3 +35,14 @@ func TestTheDriverHintSwitchesToAnInstalledToolkit(t *testing.T) {
 		t.Errorf("nothing selected: hint %q", c.Hint)
 	}
 }
+
+func TestALinkedIncompleteToolkitIsNotToldToReinstall(t *testing.T) {
+	in := Inputs{}
+	in.Toolkit.Version, in.Toolkit.Dir, in.Toolkit.Installed, in.Toolkit.HasReceipt, in.Toolkit.From = "12.4.1", "/opt/cuda", true, true, "link"
+	in.Toolkit.Facts.Missing = []string{"include/cuda_runtime.h"}
+	in.Toolkit.Facts.NVCC = "/opt/cuda/bin/nvcc"
+	c := checkToolkit(in)
+	if c.Status != Fail || c.Hint != "it is a linked tree: complete it, or replace it with cudaenv's own: cudaenv uninstall 12.4.1 && cudaenv install 12.4.1" {
+		t.Errorf("check = %+v", c)
+	}
+}
