@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -76,7 +77,8 @@ func List(in *In, args []string, asJSON bool) error {
 		if r.Active {
 			mark = "*"
 		}
-		fmt.Fprintln(in.Stdout, strings.TrimRight(fmt.Sprintf("%s %-*s  %s", mark, width, r.Label, r.details()), " "))
+		// Paths come from wherever the user cd'ed to and what was linked.
+		fmt.Fprintln(in.Stdout, termsafe.Escape(strings.TrimRight(fmt.Sprintf("%s %-*s  %s", mark, width, r.Label, r.details()), " ")))
 	}
 	return nil
 }
