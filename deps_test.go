@@ -55,7 +55,7 @@ var allowed = map[string][]string{
 	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/version", "store"},
 
 	"internal/detect": {"compat", "internal/version"},
-	"internal/doctor": {"compat", "internal/detect", "internal/version"},
+	"internal/doctor": {"compat", "internal/detect", "internal/termsafe", "internal/version"},
 
 	"compat/internal/gen":           {},
 	"compat/internal/gen/gencompat": {"compat/internal/gen"},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 )
 
 // Style selects how WriteText marks each check.
@@ -29,9 +31,10 @@ func WriteText(w io.Writer, r Report, style Style) error {
 		markWidth = 1
 	}
 	for _, c := range r.Checks {
-		fmt.Fprintf(&b, "%s %-*s %s\n", mark(c.Status, style), idWidth, c.ID, c.Message)
+		// Messages hold paths: the working directory's, PATH's, Python's.
+		fmt.Fprintf(&b, "%s %-*s %s\n", mark(c.Status, style), idWidth, c.ID, termsafe.Escape(c.Message))
 		if c.Hint != "" {
-			fmt.Fprintf(&b, "%s hint: %s\n", strings.Repeat(" ", markWidth+1+idWidth), c.Hint)
+			fmt.Fprintf(&b, "%s hint: %s\n", strings.Repeat(" ", markWidth+1+idWidth), termsafe.Escape(c.Hint))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
