@@ -122,7 +122,7 @@ func bundleExport(e *env, c *cli.Context) error {
 		}
 		what = append(what, label+" ("+ent.Platform+")")
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: %s; %d files, %s\n", out, strings.Join(what, ", "), ex.Files, humanBytes(counted.n))
+	sayf(e.stdout, "wrote %s: %s; %d files, %s", out, strings.Join(what, ", "), ex.Files, humanBytes(counted.n))
 	fmt.Fprintf(e.stdout, "sha256 %s (compare it where you import)\n", hex.EncodeToString(h.Sum(nil)))
 	return nil
 }

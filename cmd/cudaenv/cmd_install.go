@@ -218,46 +218,46 @@ func (r *installReport) Event(ev install.Event) {
 	e := r.e
 	switch ev := ev.(type) {
 	case install.FallbackToPyPI:
-		fmt.Fprintf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); installing from PyPI instead\n", ev.Err)
+		sayf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); installing from PyPI instead\n", ev.Err)
 	case install.SkippedWheel:
-		fmt.Fprintf(e.stderr, "cudaenv: skipping %s: %v\n", ev.Component, ev.Reason)
+		sayf(e.stderr, "cudaenv: skipping %s: %v\n", ev.Component, ev.Reason)
 	case install.UnlistedRelease:
-		fmt.Fprintf(e.stderr, "cudaenv: note: CUDA %s is %s\n", ev.Release, ev.Note)
+		sayf(e.stderr, "cudaenv: note: CUDA %s is %s\n", ev.Release, ev.Note)
 	case install.TorchTargets:
-		fmt.Fprintf(e.stderr, "%s was built with CUDA %s and cuDNN %s; installing CUDA %s and cuDNN %s\n", ev.For, ev.CUDA, ev.BundledCudnn, ev.CUDA, ev.Cudnn)
+		sayf(e.stderr, "%s was built with CUDA %s and cuDNN %s; installing CUDA %s and cuDNN %s\n", ev.For, ev.CUDA, ev.BundledCudnn, ev.CUDA, ev.Cudnn)
 	case install.Adding:
 		if !r.quiet {
-			fmt.Fprintf(e.stderr, "adding %s to %s\n", strings.Join(ev.Missing, ", "), ev.Label)
+			sayf(e.stderr, "adding %s to %s\n", strings.Join(ev.Missing, ", "), ev.Label)
 		}
 	case install.LockUpdated:
-		fmt.Fprintf(e.stderr, "updated %s: %s\n", ev.Path, ev.Reason)
+		sayf(e.stderr, "updated %s: %s\n", ev.Path, ev.Reason)
 	case install.NotAsLocked:
-		fmt.Fprintf(e.stderr, "cudaenv: %s is installed from other archives than %s lists (%s); cudaenv install --force reinstalls it from the lock\n", ev.Label, ev.Lock, strings.Join(ev.Components, ", "))
+		sayf(e.stderr, "cudaenv: %s is installed from other archives than %s lists (%s); cudaenv install --force reinstalls it from the lock\n", ev.Label, ev.Lock, strings.Join(ev.Components, ", "))
 	case install.Result:
 		switch ev.Outcome {
 		case install.AlreadyLinked:
-			fmt.Fprintf(e.stdout, "%s is already linked to %s\n", ev.Label, ev.Entry.Path)
+			sayf(e.stdout, "%s is already linked to %s\n", ev.Label, ev.Entry.Path)
 		case install.AlreadyInstalled:
 			if ev.Entry.System {
-				fmt.Fprintf(e.stdout, "%s is already installed in the system store: %s (cudaenv install --force puts your own copy in front of it)\n", ev.Label, ev.Entry.Dir)
+				sayf(e.stdout, "%s is already installed in the system store: %s (cudaenv install --force puts your own copy in front of it)\n", ev.Label, ev.Entry.Dir)
 				break
 			}
 			if len(ev.Missing) == 0 {
-				fmt.Fprintf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", ev.Label)
+				sayf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", ev.Label)
 				break
 			}
 			what := plural(ev.Components, "component")
 			if p := ev.Entry.Receipt.Profile; p != "" {
 				what = "profile " + p + ", " + what
 			}
-			fmt.Fprintf(e.stdout, "%s is installed (%s); cudaenv install %s --profile %s adds %s, %s\n",
+			sayf(e.stdout, "%s is installed (%s); cudaenv install %s --profile %s adds %s, %s\n",
 				ev.Label, what, ev.Entry.Version, r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes))
 		default:
-			fmt.Fprintf(e.stdout, "installed %s (%s) in %.1fs: %s\n", ev.Label, plural(ev.Components, "component"), ev.Elapsed.Seconds(), ev.Entry.Dir)
+			sayf(e.stdout, "installed %s (%s) in %.1fs: %s\n", ev.Label, plural(ev.Components, "component"), ev.Elapsed.Seconds(), ev.Entry.Dir)
 			if ev.Entry.Receipt.LibrariesOnly {
-				fmt.Fprintf(e.stdout, "%s is libraries only (no nvcc): it runs prebuilt programs and wheels, and host code links against its libraries\n", ev.Label)
+				sayf(e.stdout, "%s is libraries only (no nvcc): it runs prebuilt programs and wheels, and host code links against its libraries\n", ev.Label)
 			}
-			fmt.Fprintf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
+			sayf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
 		}
 	}
 }
@@ -434,4 +434,11 @@ func (e *env) source(c *cli.Context) (string, error) {
 		return s, nil
 	}
 	return e.setting("source")
+}
+
+// sayf prints one line made with outside data (paths from the working
+// directory, index and manifest text, a mirror's errors), control
+// characters escaped.
+func sayf(w io.Writer, format string, args ...any) {
+	fmt.Fprintln(w, termsafe.Escape(strings.TrimSuffix(fmt.Sprintf(format, args...), "\n")))
 }

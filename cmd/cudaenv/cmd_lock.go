@@ -70,7 +70,7 @@ func lockCmd(e *env, c *cli.Context) error {
 	if !res.Written {
 		verb = "up to date:"
 	}
-	fmt.Fprintf(e.stdout, "%s %s: %s\n", verb, res.Path, lockSummary(res.Lock))
+	sayf(e.stdout, "%s %s: %s", verb, res.Path, lockSummary(res.Lock))
 	return nil
 }
 
