@@ -57,7 +57,13 @@ func Run(in Input, prefix string) {
 	}
 	check := CheckFor(in.Dirs.Stamps(), out.Watch)
 	check.StateName = envdiff.StateVar
-	check.State, check.StateSet = envdiff.Result(in.Env, out.Changes)[envdiff.StateVar]
+	// The state the shell will hold: the change to it, else what it has.
+	check.State, check.StateSet = in.Env[envdiff.StateVar]
+	for _, ch := range out.Changes {
+		if ch.Name == envdiff.StateVar {
+			check.State, check.StateSet = ch.Value, !ch.Unset
+		}
+	}
 	fmt.Fprint(in.Stdout, prefix+shell.Render(in.Shell, Vars(out.Changes))+in.Shell.Check(check))
 }
 
