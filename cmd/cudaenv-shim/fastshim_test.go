@@ -1,0 +1,409 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// fastShimBinaries builds cudaenv-shim and the C fast shim into dir (both
+// side by side), and the fast shim alone into dir/alone, where it has no
+// cudaenv-shim to fall back on.
+func fastShimBinaries(t *testing.T) (dir string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the fast shim is for Linux")
+	}
+	goCmd := goTool(t)
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	dir = filepath.Join(t.TempDir(), `bin with "quotes" and $x`)
+	if err := os.MkdirAll(filepath.Join(dir, "alone"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(goCmd, "build", "-o", filepath.Join(dir, "cudaenv-shim"), ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	src := filepath.Join(moduleRoot(t), "shims", "fastshim", "fastshim.c")
+	for _, out := range []string{filepath.Join(dir, "cudaenv-fastshim"), filepath.Join(dir, "alone", "cudaenv-fastshim")} {
+		if b, err := exec.Command(cc, "-O2", "-Wall", "-Wextra", "-Werror", "-o", out, src).CombinedOutput(); err != nil {
+			t.Fatalf("cc: %v\n%s", err, b)
+		}
+	}
+	return dir
+}
+
+type shimRun struct {
+	code           int
+	stdout, stderr string
+}
+
+// runAs runs binary under the name argv0 (a symlink to it named so), in
+// dir, with exactly env: no entry is added, merged or removed.
+func runAs(t *testing.T, binary, argv0 string, args []string, dir string, env []string) shimRun {
+	t.Helper()
+	link := filepath.Join(t.TempDir(), argv0)
+	if err := os.Symlink(binary, link); err != nil {
+		t.Fatal(err)
+	}
+	outF, _ := os.CreateTemp(t.TempDir(), "out")
+	errF, _ := os.CreateTemp(t.TempDir(), "err")
+	devnull, _ := os.Open(os.DevNull)
+	defer devnull.Close()
+	p, err := os.StartProcess(link, append([]string{link}, args...), &os.ProcAttr{Dir: dir, Env: env, Files: []*os.File{devnull, outF, errF}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.ReadFile(outF.Name())
+	errOut, _ := os.ReadFile(errF.Name())
+	outF.Close()
+	errF.Close()
+	return shimRun{code: st.Sys().(syscall.WaitStatus).ExitStatus(), stdout: normalize(string(out), link), stderr: strings.ReplaceAll(string(errOut), link, "SHIM")}
+}
+
+var loopMarkPID = regexp.MustCompile(`__CUDAENV_SHIM=[0-9]+:`)
+
+// normalize makes two runs comparable: the report's environment sorted,
+// the shim's process id and path taken out.
+func normalize(out, link string) string {
+	args, env, ok := strings.Cut(out, "\x01")
+	if !ok {
+		return out
+	}
+	vars := strings.Split(strings.TrimSuffix(env, "\x00"), "\x00")
+	sort.Strings(vars)
+	s := args + "\n" + strings.Join(vars, "\n")
+	s = loopMarkPID.ReplaceAllString(s, "__CUDAENV_SHIM=PID:")
+	return strings.ReplaceAll(s, link, "SHIM")
+}
+
+// The C fast shim runs the same command, with the same arguments and in
+// the same environment, as cudaenv-shim: on the cases it handles itself
+// (shown by running it where it has no cudaenv-shim to fall back on), and
+// on the rest, which it hands to cudaenv-shim (where, alone, it fails).
+// Hostile and odd inputs are among the cases: they must all fall back.
+func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
+	bin := fastShimBinaries(t)
+	goShim, fast, alone := filepath.Join(bin, "cudaenv-shim"), filepath.Join(bin, "cudaenv-fastshim"), filepath.Join(bin, "alone", "cudaenv-fastshim")
+
+	// The command each toolkit runs reports its arguments and environment.
+	report := "#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\"; printf '\\001'; exec /usr/bin/env -0\n"
+
+	type setup struct {
+		t    *testing.T
+		root string // the store
+		home string
+		proj string // the project, four folders above the working directory
+		cwd  string
+		env  map[string]string
+	}
+	write := func(s *setup, path, text string) {
+		s.t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			s.t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	toolkit := func(s *setup, v string, cmds []string, lib string, receipt string) {
+		d := filepath.Join(s.root, "cuda", v)
+		for _, c := range cmds {
+			write(s, filepath.Join(d, "bin", c), report)
+		}
+		if err := os.MkdirAll(filepath.Join(d, lib), 0o755); err != nil {
+			s.t.Fatal(err)
+		}
+		if receipt != "" {
+			write(s, filepath.Join(d, "receipt.json"), receipt)
+		}
+	}
+	receipt := func(v string) string {
+		return `{"kind":"cuda","version":"` + v + `","source":"nvidia","platform":"linux-x86_64","profile":"default","components":[]}` + "\n"
+	}
+
+	tests := []struct {
+		name  string
+		cmd   string
+		args  []string
+		setup func(s *setup)
+		fast  bool // the fast shim answers alone
+	}{
+		{name: "a .cuda-version four folders up", cmd: "nvcc", fast: true,
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4\n") }},
+		{name: "CUDAENV_VERSION outranks the files", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4\n")
+				s.env["CUDAENV_VERSION"] = " 11.8 "
+			}},
+		{name: "the global default, with nothing in the project", cmd: "nvcc", fast: true,
+			setup: func(s *setup) { write(s, filepath.Join(s.env["CUDAENV_CONFIG_DIR"], "version"), "11\n") }},
+		{name: "a byte order mark, CRLF, comments and cuda@", cmd: "ptxas", fast: true,
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "\xef\xbb\xbf# the project's CUDA\r\nCUDA@12 # newest 12\r\n")
+			}},
+		{name: "latest", cmd: "nvcc", fast: true,
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "latest") }},
+		{name: "an empty .cuda-version below the one that selects", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.6\n")
+				write(s, filepath.Join(s.cwd, "..", ".cuda-version"), "# nothing here\n")
+			}},
+		{name: "arguments with spaces, quotes and $ pass as they are", cmd: "nvcc", fast: true,
+			args: []string{"-o", "a b", `"q"`, "$HOME", "", "--x='y'"},
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4") }},
+		{name: "the shims folder leaves PATH, however spelt", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				shims := filepath.Join(s.root, "shims")
+				s.env["PATH"] = shims + "/:/usr/bin:" + filepath.Dir(shims) + "//shims/.:/bin::rel/dir:" + shims
+			}},
+		{name: "earlier values of the variables it sets are recorded", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				s.env["CUDA_HOME"] = "/usr/local/cuda"
+				s.env["CUDACXX"] = ""
+				s.env["LD_LIBRARY_PATH"] = "/opt/lib"
+			}},
+		{name: "no PATH at all", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				delete(s.env, "PATH")
+			}},
+		{name: "a toolkit without nvcc and with lib, not lib64", cmd: "cuobjdump", fast: true,
+			setup: func(s *setup) {
+				toolkit(s, "12.8.0", []string{"cuobjdump"}, "lib", receipt("12.8.0"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.8")
+				s.env["CUDACXX"] = "/usr/bin/nvcc"
+			}},
+		{name: "the newest patch that has a receipt", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				toolkit(s, "12.4.9", []string{"nvcc"}, "lib64", "") // half installed
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+			}},
+		{name: "a nsight prefix command", cmd: "nsight-sys", fast: true,
+			setup: func(s *setup) {
+				toolkit(s, "12.9.1", []string{"nsight-sys", "nvcc"}, "lib64", receipt("12.9.1"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.9")
+			}},
+
+		{name: "a .tool-versions on the way", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				write(s, filepath.Join(s.cwd, ".tool-versions"), "cuda 11.8\n")
+			}},
+		{name: "a lock beside the .cuda-version", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				write(s, filepath.Join(s.proj, ".cuda-version.lock"), "not a lock\n")
+			}},
+		{name: "a .cuda-version that is a link to another file", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.home, "secret"), "hunter2\n")
+				if err := os.Symlink(filepath.Join(s.home, "secret"), filepath.Join(s.proj, ".cuda-version")); err != nil {
+					s.t.Fatal(err)
+				}
+			}},
+		{name: "a .cuda-version that is a named pipe", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.env["CUDAENV_CONFIG_DIR"], "version"), "11.8")
+				if err := syscall.Mkfifo(filepath.Join(s.proj, ".cuda-version"), 0o644); err != nil {
+					s.t.Fatal(err)
+				}
+			}},
+		{name: "a .cuda-version that is a folder", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version", "x"), "12.4")
+			}},
+		{name: "a .cuda-version larger than 1 KiB", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4"+strings.Repeat(" ", 1100))
+			}},
+		{name: "a .cuda-version that names a path", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "../../../etc/passwd\n") }},
+		{name: "a .cuda-version with a NUL byte and an escape sequence", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4\x00\x1b[31m\n") }},
+		{name: "a .cuda-version with a version part of ten digits", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4000000000\n") }},
+		{name: "a .cuda-version with non-ASCII text", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4\u00a0\n") }},
+		{name: "CUDA and cuDNN", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4 cudnn@9.5\n") }},
+		{name: "system", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "system\n") }},
+		{name: "nothing selected", cmd: "nvcc", setup: func(s *setup) {}},
+		{name: "a version that is not installed", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "10.2\n") }},
+		{name: "a command the toolkit lacks", cmd: "nsys",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4\n") }},
+		{name: "a command that is not NVIDIA's", cmd: "python3",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4\n") }},
+		{name: "a prompt hook's state in the environment", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				s.env["__CUDAENV_STATE"] = `{"v":2,"scalars":{"CUDA_HOME":{"value":"/x"}},"active":"11.8.0"}`
+				s.env["CUDA_HOME"] = "/x"
+			}},
+		{name: "a shim inside a shim", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				s.env["__CUDAENV_SHIM"] = "1:1:/somewhere/nvcc"
+			}},
+		{name: "a value the state escapes", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				s.env["CUDA_PATH"] = "/opt/100%/cuda<&>\\\"'"
+				s.env["CUDA_HOME"] = "a\tb\nc\x01\x7f"
+			}},
+		{name: "a value that is not ASCII", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				s.env["CUDA_PATH"] = "/opt/ç\xff"
+			}},
+		{name: "a relative CUDAENV_ROOT", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				s.env["CUDAENV_ROOT"] = "rel/store"
+			}},
+		{name: "a CUDAENV_CACHE_DIR with a control character", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				s.env["CUDAENV_CACHE_DIR"] = "/tmp/x\x1by"
+			}},
+		{name: "a settings file", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				write(s, filepath.Join(s.env["CUDAENV_CONFIG_DIR"], "config"), "source = pypi\n")
+			}},
+		{name: "a system store", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				s.env["CUDAENV_SYSTEM_ROOT"] = filepath.Join(s.home, "system")
+			}},
+		{name: "a toolkit whose command is a link to a shim", cmd: "nvcc",
+			setup: func(s *setup) {
+				toolkit(s, "12.5.0", nil, "lib64", receipt("12.5.0"))
+				if err := os.MkdirAll(filepath.Join(s.root, "cuda", "12.5.0", "bin"), 0o755); err != nil {
+					s.t.Fatal(err)
+				}
+				shim := filepath.Join(s.root, "shims", "nvcc")
+				if err := os.MkdirAll(filepath.Dir(shim), 0o755); err != nil {
+					s.t.Fatal(err)
+				}
+				if err := os.Symlink(fast, shim); err != nil {
+					s.t.Fatal(err)
+				}
+				if err := os.Symlink(shim, filepath.Join(s.root, "cuda", "12.5.0", "bin", "nvcc")); err != nil {
+					s.t.Fatal(err)
+				}
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.5")
+			}},
+		{name: "a linked toolkit", cmd: "nvcc",
+			setup: func(s *setup) {
+				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", `{"kind":"cuda","version":"12.7.0","link":"/opt/cuda-12.7"}`)
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a receipt that is not one", cmd: "nvcc",
+			setup: func(s *setup) {
+				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", "garbage")
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "two spellings of one version", cmd: "nvcc",
+			setup: func(s *setup) {
+				toolkit(s, "12.04.1", []string{"nvcc"}, "lib64", receipt("12.4.1"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+			}},
+		{name: "a variable given twice", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				s.env["\x00dup"] = "CUDA_HOME=/b" // added as a second CUDA_HOME below
+				s.env["CUDA_HOME"] = "/a"
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := filepath.Join(t.TempDir(), `a "quoted" $dir with spaces`)
+			s := &setup{t: t, root: filepath.Join(base, "store"), home: filepath.Join(base, "home")}
+			s.proj = filepath.Join(s.home, "src", "proj")
+			s.cwd = filepath.Join(s.proj, "a", "b", "c")
+			if err := os.MkdirAll(s.cwd, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			s.env = map[string]string{
+				"HOME":               s.home,
+				"PATH":               filepath.Join(s.root, "shims") + ":/usr/bin:/bin",
+				"PWD":                s.cwd,
+				"CUDAENV_ROOT":       s.root,
+				"CUDAENV_CONFIG_DIR": filepath.Join(base, "config"),
+				"CUDAENV_CACHE_DIR":  filepath.Join(base, "cache"),
+				"LANG":               "C.UTF-8",
+			}
+			for _, v := range []string{"11.8.0", "12.4.1", "12.6.2"} {
+				toolkit(s, v, []string{"nvcc", "ptxas"}, "lib64", receipt(v))
+			}
+			tt.setup(s)
+			var env []string
+			for k, v := range s.env {
+				if k == "\x00dup" {
+					env = append(env, v)
+				} else {
+					env = append(env, k+"="+v)
+				}
+			}
+			sort.Strings(env)
+
+			want := runAs(t, goShim, tt.cmd, tt.args, s.cwd, env)
+			got := runAs(t, fast, tt.cmd, tt.args, s.cwd, env)
+			if got != want {
+				t.Errorf("the fast shim and cudaenv-shim differ:\nfast:         exit %d\n%s\nstderr: %s\ncudaenv-shim: exit %d\n%s\nstderr: %s",
+					got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+			}
+			alone := runAs(t, alone, tt.cmd, tt.args, s.cwd, env)
+			if tt.fast {
+				if want.code != 0 || !strings.Contains(want.stdout, "__CUDAENV_SHIM=PID:1:") {
+					t.Fatalf("cudaenv-shim did not run the command: exit %d\n%s\n%s", want.code, want.stdout, want.stderr)
+				}
+				if alone != want {
+					t.Errorf("the fast shim did not answer alone:\nexit %d\n%s\nstderr: %s", alone.code, alone.stdout, alone.stderr)
+				}
+			} else if alone.code != 126 || !strings.Contains(alone.stderr, "cudaenv-fastshim cannot run cudaenv-shim, which must be installed beside it") {
+				t.Errorf("the fast shim answered alone where it must hand over to cudaenv-shim: exit %d\n%s\nstderr: %s", alone.code, alone.stdout, alone.stderr)
+			}
+		})
+	}
+}
+
+// A fast shim without cudaenv-shim beside it says so in one line, with the
+// folder's control characters escaped.
+func TestFastShimWithoutCudaenvShimSaysSo(t *testing.T) {
+	bin := fastShimBinaries(t)
+	dir := filepath.Join(t.TempDir(), "evil\x1b[2Jdir")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(bin, "alone", "cudaenv-fastshim"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cudaenv-fastshim"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runAs(t, filepath.Join(dir, "cudaenv-fastshim"), "python3", nil, dir, []string{"PATH=/usr/bin"})
+	if r.code != 126 || bytes.Count([]byte(r.stderr), []byte("\n")) != 1 || strings.Contains(r.stderr, "\x1b") ||
+		!strings.HasPrefix(r.stderr, "cudaenv: cudaenv-fastshim cannot run cudaenv-shim") || !strings.Contains(r.stderr, `evil\x1b[2Jdir/cudaenv-shim`) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

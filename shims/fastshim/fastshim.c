@@ -1,0 +1,1054 @@
+/*
+ * cudaenv-fastshim: the shims' fast path, for Linux.
+ *
+ * A shim call spends most of its time starting a process; a Go program
+ * costs about 1 ms more to start than a C one (runtime set-up, threads,
+ * page faults), which is more than the whole rest of a shim call. So the
+ * shims may point at this small C program instead of cudaenv-shim. It
+ * handles the common call completely, and only that:
+ *
+ *   a command NVIDIA ships (commands.txt), no prompt hook or cudaenv exec
+ *   in the environment, the selection from CUDAENV_VERSION, the nearest
+ *   .cuda-version or the global default holding one CUDA version spec
+ *   (12.4, cuda@12.4, latest), no lock or .tool-versions on the way, no
+ *   settings file, no system store, a toolkit installed by cudaenv.
+ *
+ * It then does exactly what cudaenv-shim does (shims.Resolve): the same
+ * toolkit, the same environment, the same loop mark. For anything else,
+ * and whenever anything is unusual (a file that is a link, is large, is
+ * on a network file system, a value that JSON or the state encoding would
+ * escape, a duplicate variable...), it runs cudaenv-shim, installed
+ * beside it, with the same arguments and environment, and that decides,
+ * warns and reports errors. This program therefore never prints anything
+ * but the one error of not finding cudaenv-shim, and never decides
+ * anything cudaenv-shim would decide differently: the test suite runs
+ * both on the same cases and compares what they run and in which
+ * environment (cmd/cudaenv-shim/fastshim_test.go).
+ *
+ * Everything read here comes from the user's environment or from
+ * untrusted repositories (.cuda-version): every buffer is bounded, every
+ * parse is strict and gives up (to cudaenv-shim) rather than guess, no
+ * file is opened that is not a regular file, and files are opened without
+ * blocking and read only on file systems that cannot hang (see local_fs).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "known.h"
+
+static char **g_argv;
+static char **g_envp;
+
+/* ---- falling back to cudaenv-shim ---- */
+
+static void put_escaped(const char *s)
+{
+	/* Control characters in a path must not reach the terminal. */
+	char buf[4096];
+	size_t n = 0;
+	for (; *s && n < sizeof buf - 8; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f) {
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "\\x%02x", c);
+		} else {
+			buf[n++] = (char)c;
+		}
+	}
+	if (write(2, buf, n) < 0) {
+		/* nothing left to report to */
+	}
+}
+
+/* fallback runs cudaenv-shim from this binary's folder with the call's
+ * own arguments and environment; it returns only to exit. */
+static void fallback(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	const char *why = NULL;
+	int err = 0;
+	if (n <= 0 || (size_t)n >= sizeof self - 1) {
+		why = "cannot find its own folder";
+		err = errno;
+	} else {
+		self[n] = 0;
+		char *slash = strrchr(self, '/');
+		const char *name = "/cudaenv-shim";
+		if (!slash || (size_t)(slash - self) + strlen(name) + 1 > sizeof self) {
+			why = "its path is too long";
+		} else {
+			strcpy(slash, name);
+			execve(self, g_argv, g_envp);
+			err = errno;
+			why = self;
+		}
+	}
+	const char *msg = "cudaenv: cudaenv-fastshim cannot run cudaenv-shim, which must be installed beside it (";
+	if (write(2, msg, strlen(msg)) < 0) {
+		/* ignore */
+	}
+	put_escaped(why);
+	if (err) {
+		put_escaped(": ");
+		put_escaped(strerror(err));
+	}
+	put_escaped("); reinstall both with: make install");
+	if (write(2, "\n", 1) < 0) {
+		/* ignore */
+	}
+	_exit(126);
+}
+
+/* Built with -DFASTSHIM_DEBUG, it says which check sent a call on. */
+#ifdef FASTSHIM_DEBUG
+#define FALLBACK() (fprintf(stderr, "fastshim: falls back at line %d\n", __LINE__), fallback())
+#else
+#define FALLBACK() fallback()
+#endif
+
+/* ---- strings ---- */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void b_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (b->len + n + 1 > cap) {
+			cap *= 2;
+		}
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			FALLBACK();
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static void b_str(struct buf *b, const char *s) { b_add(b, s, strlen(s)); }
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p) {
+		FALLBACK();
+	}
+	return p;
+}
+
+/* clean is Go's path/filepath.Clean for Unix paths: the shortest
+ * equivalent path by purely lexical processing. */
+static char *clean(const char *path)
+{
+	size_t n = strlen(path);
+	if (n == 0) {
+		return xstrdup(".");
+	}
+	int rooted = path[0] == '/';
+	char *out = malloc(n + 2);
+	if (!out) {
+		FALLBACK();
+	}
+	size_t w = 0, r = 0, dotdot = 0;
+	if (rooted) {
+		out[w++] = '/';
+		r = 1;
+		dotdot = 1;
+	}
+	while (r < n) {
+		if (path[r] == '/') {
+			r++;
+		} else if (path[r] == '.' && (r + 1 == n || path[r + 1] == '/')) {
+			r++;
+		} else if (path[r] == '.' && path[r + 1] == '.' && (r + 2 == n || path[r + 2] == '/')) {
+			r += 2;
+			if (w > dotdot) {
+				w--;
+				while (w > dotdot && out[w] != '/') {
+					w--;
+				}
+			} else if (!rooted) {
+				if (w > 0) {
+					out[w++] = '/';
+				}
+				out[w++] = '.';
+				out[w++] = '.';
+				dotdot = w;
+			}
+		} else {
+			if ((rooted && w != 1) || (!rooted && w != 0)) {
+				out[w++] = '/';
+			}
+			for (; r < n && path[r] != '/'; r++) {
+				out[w++] = path[r];
+			}
+		}
+	}
+	if (w == 0) {
+		out[w++] = '.';
+	}
+	out[w] = 0;
+	return out;
+}
+
+/* join is filepath.Join for two elements. */
+static char *join(const char *a, const char *b)
+{
+	if (!*a && !*b) {
+		return xstrdup("");
+	}
+	if (!*a) {
+		return clean(b);
+	}
+	if (!*b) {
+		return clean(a);
+	}
+	struct buf t = {0};
+	b_str(&t, a);
+	b_str(&t, "/");
+	b_str(&t, b);
+	char *c = clean(t.p);
+	free(t.p);
+	return c;
+}
+
+/* ---- the environment ---- */
+
+static size_t key_len(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	return eq ? (size_t)(eq - kv) : 0;
+}
+
+/* check_environ falls back on what cudaenv-shim reads differently from a
+ * plain list: entries without a name, and names given twice (it keeps the
+ * last). */
+static void check_environ(void)
+{
+	for (size_t i = 0; g_envp[i]; i++) {
+		size_t ki = key_len(g_envp[i]);
+		if (ki == 0) {
+			FALLBACK();
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (g_envp[j][0] == g_envp[i][0] && key_len(g_envp[j]) == ki &&
+			    memcmp(g_envp[j], g_envp[i], ki) == 0) {
+				FALLBACK();
+			}
+		}
+	}
+}
+
+static const char *env_get(const char *key)
+{
+	size_t k = strlen(key);
+	for (size_t i = 0; g_envp[i]; i++) {
+		if (strncmp(g_envp[i], key, k) == 0 && g_envp[i][k] == '=') {
+			return g_envp[i] + k + 1;
+		}
+	}
+	return NULL;
+}
+
+/* ---- folders (internal/dirs) ---- */
+
+static char *g_home;
+
+static char *expand_home(const char *p)
+{
+	if (p[0] == '~') {
+		return join(g_home, p + 1);
+	}
+	if (strncmp(p, "$HOME", 5) == 0) {
+		return join(g_home, p + 5);
+	}
+	return xstrdup(p);
+}
+
+/* pick is an XDG home: the variable when absolute, else the default. */
+static char *pick(const char *var, const char *def)
+{
+	const char *v = env_get(var);
+	const char *cands[2] = {v ? v : "", def};
+	for (int i = 0; i < 2; i++) {
+		char *p = expand_home(cands[i]);
+		if (p[0] == '/') {
+			return p;
+		}
+		free(p);
+	}
+	return xstrdup("");
+}
+
+/* store_dir is one of cudaenv's folders: the variable when set, else the
+ * default; one cudaenv would refuse sends the call to cudaenv-shim, which
+ * says why. Bytes past ASCII are refused here too, for simplicity. */
+static char *store_dir(const char *var, const char *base, int on_path)
+{
+	const char *v = env_get(var);
+	char *p = (v && *v) ? xstrdup(v) : join(base, "cudaenv");
+	for (const char *s = p; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c >= 0x7f || (on_path && c == ':')) {
+			FALLBACK();
+		}
+	}
+	if (p[0] != '/') {
+		FALLBACK();
+	}
+	char *c = clean(p);
+	free(p);
+	return c;
+}
+
+/* ---- reading files ---- */
+
+/* local_fs reports whether a file on device dev is on a file system whose
+ * reads cannot hang: one on a block device, or one of the local kinds
+ * that have none (read from the kernel's mount table, which never hangs;
+ * the file system itself is never asked). A network or FUSE mount goes to
+ * cudaenv-shim, which reads with a deadline. */
+static int local_fs(dev_t dev)
+{
+	if (major(dev) != 0) {
+		return 1;
+	}
+	static const char *const kinds[] = {"tmpfs", "overlay", "btrfs", "zfs", "ramfs", "ext4", "ext3",
+					    "ext2", "xfs", "f2fs", "bcachefs", "squashfs", "erofs", NULL};
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return 0;
+	}
+	static char mi[1 << 20];
+	size_t n = 0;
+	ssize_t r;
+	while (n < sizeof mi - 1 && (r = read(fd, mi + n, sizeof mi - 1 - n)) > 0) {
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n >= sizeof mi - 1) {
+		return 0;
+	}
+	mi[n] = 0;
+	char want[32];
+	snprintf(want, sizeof want, " %u:%u ", major(dev), minor(dev));
+	for (char *line = mi; line && *line;) {
+		char *end = strchr(line, '\n');
+		if (end) {
+			*end = 0;
+		}
+		/* "ID PARENT MAJ:MIN ROOT MOUNT OPTS [TAGS...] - FSTYPE SOURCE OPTS" */
+		char *at = strstr(line, want);
+		char *dash = strstr(line, " - ");
+		if (at && dash && at < dash) {
+			/* the third field, exactly */
+			char *p = line;
+			int field = 0;
+			while (p < at) {
+				if (*p++ == ' ') {
+					field++;
+				}
+			}
+			if (field == 1) {
+				char *fs = dash + 3;
+				size_t fl = strcspn(fs, " ");
+				for (int i = 0; kinds[i]; i++) {
+					if (strlen(kinds[i]) == fl && strncmp(fs, kinds[i], fl) == 0) {
+						return 1;
+					}
+				}
+				return 0;
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+enum probe { ABSENT, PRESENT };
+
+/* probe says whether path is there, as cudaenv-shim's stat would: missing
+ * (or under a non-folder) is ABSENT; there is PRESENT; anything else
+ * (no permission, a loop) falls back. */
+static enum probe probe(const char *path, struct stat *st)
+{
+	if (lstat(path, st) == 0) {
+		return PRESENT;
+	}
+	if (errno == ENOENT || errno == ENOTDIR) {
+		return ABSENT;
+	}
+	FALLBACK();
+	return ABSENT;
+}
+
+/* read_small reads a regular file of at most max bytes into a fresh
+ * NUL-terminated buffer; anything else falls back. The file is opened
+ * without blocking (a pipe swapped in after the lstat) and must still be
+ * the file lstat saw. */
+static char *read_small(const char *path, const struct stat *seen, size_t max, size_t *len)
+{
+	if (!S_ISREG(seen->st_mode) || (size_t)seen->st_size > max || !local_fs(seen->st_dev)) {
+		FALLBACK();
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		FALLBACK();
+	}
+	struct stat now;
+	if (fstat(fd, &now) != 0 || !S_ISREG(now.st_mode) || now.st_dev != seen->st_dev || now.st_ino != seen->st_ino) {
+		FALLBACK();
+	}
+	char *data = malloc(max + 2);
+	if (!data) {
+		FALLBACK();
+	}
+	size_t n = 0;
+	for (;;) {
+		ssize_t r = read(fd, data + n, max + 1 - n);
+		if (r < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			FALLBACK();
+		}
+		if (r == 0) {
+			break;
+		}
+		n += (size_t)r;
+		if (n > max) {
+			FALLBACK();
+		}
+	}
+	close(fd);
+	data[n] = 0;
+	*len = n;
+	return data;
+}
+
+/* ---- version specs (internal/version, internal/resolve) ---- */
+
+struct version {
+	int n;
+	long part[4];
+};
+
+/* parse_version is version.Parse: one to max parts of one to nine digits. */
+static int parse_version(const char *s, size_t len, int max, struct version *v)
+{
+	v->n = 0;
+	size_t i = 0;
+	for (;;) {
+		size_t start = i;
+		long x = 0;
+		while (i < len && s[i] >= '0' && s[i] <= '9') {
+			x = x * 10 + (s[i] - '0');
+			i++;
+		}
+		if (i == start || i - start > 9 || v->n == max) {
+			return 0;
+		}
+		v->part[v->n++] = x;
+		if (i == len) {
+			return 1;
+		}
+		if (s[i] != '.') {
+			return 0;
+		}
+		i++;
+	}
+}
+
+static int compare(const struct version *a, const struct version *b)
+{
+	for (int i = 0; i < a->n && i < b->n; i++) {
+		if (a->part[i] != b->part[i]) {
+			return a->part[i] < b->part[i] ? -1 : 1;
+		}
+	}
+	return a->n < b->n ? -1 : a->n > b->n ? 1 : 0;
+}
+
+struct spec {
+	int latest;
+	struct version prefix;
+};
+
+static int spec_match(const struct spec *sp, const struct version *v)
+{
+	if (sp->latest) {
+		return 1;
+	}
+	if (sp->prefix.n > v->n) {
+		return 0;
+	}
+	for (int i = 0; i < sp->prefix.n; i++) {
+		if (sp->prefix.part[i] != v->part[i]) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+
+enum parsed { NONE, ONE };
+
+/* parse_specs reads the .cuda-version grammar (resolve.Parse) when the
+ * text holds no spec or exactly one CUDA spec; any other text (two specs,
+ * cuDNN, system, a syntax error, bytes past ASCII) falls back. */
+static enum parsed parse_specs(const char *data, size_t len, struct spec *out)
+{
+	if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+		data += 3;
+		len -= 3;
+	}
+	int words = 0;
+	int comment = 0;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)data[i];
+		if (c == 0 || c >= 0x80) {
+			FALLBACK();
+		}
+		if (c == '\n') {
+			comment = 0;
+			i++;
+			continue;
+		}
+		if (comment || is_space((char)c)) {
+			i++;
+			continue;
+		}
+		if (c == '#') {
+			comment = 1;
+			i++;
+			continue;
+		}
+		size_t start = i;
+		while (i < len && !is_space(data[i]) && data[i] != '#') {
+			if ((unsigned char)data[i] >= 0x80 || data[i] == 0) {
+				FALLBACK();
+			}
+			i++;
+		}
+		if (++words > 1) {
+			FALLBACK();
+		}
+		const char *w = data + start;
+		size_t wl = i - start;
+		if (wl > 5 && strncasecmp(w, "cuda@", 5) == 0) {
+			w += 5;
+			wl -= 5;
+		}
+		memset(out, 0, sizeof *out);
+		if (wl == 6 && strncasecmp(w, "latest", 6) == 0) {
+			out->latest = 1;
+		} else if (!parse_version(w, wl, 3, &out->prefix)) {
+			FALLBACK();
+		}
+	}
+	return words ? ONE : NONE;
+}
+
+/* read_pin reads a version file that is there (st from probe). */
+static enum parsed read_pin(const char *path, const struct stat *st, struct spec *out)
+{
+	size_t len;
+	char *data = read_small(path, st, 1024, &len);
+	enum parsed p = parse_specs(data, len, out);
+	free(data);
+	return p;
+}
+
+/* ---- the store ---- */
+
+struct cand {
+	struct version v;
+	char *name;
+};
+
+static int by_version_desc(const void *a, const void *b)
+{
+	return -compare(&((const struct cand *)a)->v, &((const struct cand *)b)->v);
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* pick_toolkit is activate.ResolveFast for one CUDA spec: the newest
+ * matching entry with a receipt cudaenv wrote for files it installed. */
+static char *pick_toolkit(const char *cuda_dir, const struct spec *sp, struct version *picked)
+{
+	DIR *d = opendir(cuda_dir);
+	if (!d) {
+		FALLBACK();
+	}
+	struct cand cands[256];
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.') {
+			continue; /* ".", "..", and names version.Parse refuses */
+		}
+		if (de->d_type != DT_DIR) {
+			if (de->d_type != DT_UNKNOWN) {
+				continue;
+			}
+			struct stat st;
+			char *p = join(cuda_dir, de->d_name);
+			int dir = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+			free(p);
+			if (!dir) {
+				continue;
+			}
+		}
+		struct version v;
+		if (!parse_version(de->d_name, strlen(de->d_name), 4, &v) || !spec_match(sp, &v)) {
+			continue;
+		}
+		if (n == sizeof cands / sizeof cands[0]) {
+			FALLBACK();
+		}
+		cands[n].v = v;
+		cands[n].name = xstrdup(de->d_name);
+		n++;
+	}
+	closedir(d);
+	qsort(cands, n, sizeof cands[0], by_version_desc);
+	for (size_t i = 0; i < n; i++) {
+		if (i + 1 < n && compare(&cands[i].v, &cands[i + 1].v) == 0) {
+			FALLBACK(); /* two spellings of one version: directory order decides */
+		}
+		char *dir = join(cuda_dir, cands[i].name);
+		char *receipt = join(dir, "receipt.json");
+		int fd = open(receipt, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT) {
+				free(dir);
+				free(receipt);
+				continue;
+			}
+			FALLBACK();
+		}
+		struct stat st;
+		/* cudaenv-shim reads receipts without a deadline: the store is
+		 * cudaenv's own, on NFS on clusters. */
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (4 << 20)) {
+			FALLBACK();
+		}
+		size_t len = (size_t)st.st_size;
+		char *data = malloc(len + 1);
+		if (!data) {
+			FALLBACK();
+		}
+		size_t got = 0;
+		while (got < len) {
+			ssize_t r = read(fd, data + got, len - got);
+			if (r <= 0) {
+				FALLBACK();
+			}
+			got += (size_t)r;
+		}
+		close(fd);
+		data[len] = 0;
+		/* activate.load: a receipt the store wrote whole, for files it
+		 * installed (not a link to a tree elsewhere). */
+		size_t a = 0, z = len;
+		while (a < z && is_space(data[a])) {
+			a++;
+		}
+		while (z > a && is_space(data[z - 1])) {
+			z--;
+		}
+		if (z - a < 2 || data[a] != '{' || data[z - 1] != '}' || memchr(data, 0, len) ||
+		    strstr(data, "\"link\"")) {
+			FALLBACK();
+		}
+		free(data);
+		free(receipt);
+		*picked = cands[i].v;
+		return dir;
+	}
+	FALLBACK();
+	return NULL;
+}
+
+/* ---- the environment cudaenv-shim builds (shims.applyFresh) ---- */
+
+/* json_str appends s as the state has it: envdiff.EscapeString, then a
+ * JSON string as encoding/json writes one (shims.appendJSONString). Text
+ * past ASCII falls back (UTF-8 is checked there). */
+static void json_str(struct buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	b_str(b, "\"");
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		unsigned char c = *p;
+		char e[8] = {0};
+		if (c >= 0x80) {
+			FALLBACK();
+		} else if (c == '%') {
+			strcpy(e, "%25");
+		} else if (c == '"' || c == '\\') {
+			e[0] = '\\';
+			e[1] = (char)c;
+		} else if (c == '\n') {
+			strcpy(e, "\\n");
+		} else if (c == '\r') {
+			strcpy(e, "\\r");
+		} else if (c == '\t') {
+			strcpy(e, "\\t");
+		} else if (c == '\b') {
+			strcpy(e, "\\b");
+		} else if (c == '\f') {
+			strcpy(e, "\\f");
+		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+			snprintf(e, sizeof e, "\\u00%c%c", hex[c >> 4], hex[c & 0xf]);
+		} else {
+			e[0] = (char)c;
+		}
+		b_str(b, e);
+	}
+	b_str(b, "\"");
+}
+
+static void json_scalar(struct buf *b, const char *name, const char *value, int first)
+{
+	if (!first) {
+		b_str(b, ",");
+	}
+	b_str(b, "\"");
+	b_str(b, name);
+	b_str(b, "\":{\"value\":");
+	json_str(b, value);
+	const char *prev = env_get(name);
+	if (prev) {
+		b_str(b, ",\"prev\":");
+		json_str(b, prev);
+	}
+	b_str(b, "}");
+}
+
+static void json_list(struct buf *b, const char *name, const char *added, int first)
+{
+	if (!first) {
+		b_str(b, ",");
+	}
+	b_str(b, "\"");
+	b_str(b, name);
+	b_str(b, "\":{\"added\":[");
+	json_str(b, added);
+	b_str(b, "]");
+	if (!env_get(name)) {
+		b_str(b, ",\"created\":true");
+	}
+	b_str(b, "}");
+}
+
+static char *prepended(const char *dir, const char *old)
+{
+	struct buf b = {0};
+	b_str(&b, dir);
+	if (old && *old) {
+		b_str(&b, ":");
+		b_str(&b, old);
+	}
+	return b.p;
+}
+
+/* without_dir drops every PATH entry that names dir (shims.withoutDir). */
+static char *without_dir(const char *path, const char *dir)
+{
+	struct buf b = {0};
+	b_str(&b, "");
+	int first = 1;
+	const char *s = path;
+	for (;;) {
+		const char *e = strchr(s, ':');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		int drop = 0;
+		if (n > 0) {
+			char *entry = strndup(s, n);
+			if (!entry) {
+				FALLBACK();
+			}
+			char *c = clean(entry);
+			drop = strcmp(c, dir) == 0;
+			free(c);
+			free(entry);
+		}
+		if (!drop) {
+			if (!first) {
+				b_str(&b, ":");
+			}
+			b_add(&b, s, n);
+			first = 0;
+		}
+		if (!e) {
+			break;
+		}
+		s = e + 1;
+	}
+	return b.p;
+}
+
+static int is_known(const char *name)
+{
+	for (size_t i = 0; known_exact[i]; i++) {
+		if (strcmp(name, known_exact[i]) == 0) {
+			return 1;
+		}
+	}
+	for (size_t i = 0; known_prefix[i]; i++) {
+		if (strncmp(name, known_prefix[i], strlen(known_prefix[i])) == 0) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static char *kv(const char *k, const char *v)
+{
+	struct buf b = {0};
+	b_str(&b, k);
+	b_str(&b, "=");
+	b_str(&b, v);
+	return b.p;
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	g_argv = argv;
+	g_envp = envp;
+	if (argc < 1 || !argv[0]) {
+		FALLBACK();
+	}
+	const char *name = strrchr(argv[0], '/');
+	name = name ? name + 1 : argv[0];
+	if (!is_known(name)) {
+		FALLBACK();
+	}
+	check_environ();
+	if (env_get("__CUDAENV_SHIM") || env_get("__CUDAENV_STATE")) {
+		FALLBACK(); /* a shim inside a shim, a prompt hook, cudaenv exec */
+	}
+
+	/* folders */
+	const char *home = env_get("HOME");
+	g_home = xstrdup(home && *home ? home : "/");
+	char *def_data = join(g_home, ".local/share");
+	char *def_config = join(g_home, ".config");
+	char *def_cache = join(g_home, ".cache");
+	char *data = pick("XDG_DATA_HOME", def_data);
+	char *config = pick("XDG_CONFIG_HOME", def_config);
+	char *cache = pick("XDG_CACHE_HOME", def_cache);
+	char *root = store_dir("CUDAENV_ROOT", data, 1);
+	char *config_dir = store_dir("CUDAENV_CONFIG_DIR", config, 0);
+	free(store_dir("CUDAENV_CACHE_DIR", cache, 0));
+	const char *sys = env_get("CUDAENV_SYSTEM_ROOT");
+	struct stat st;
+	char *settings = join(config_dir, "config");
+	if ((sys && *sys) || stat(settings, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) {
+		FALLBACK(); /* a system store, or settings to read */
+	}
+
+	/* os.Getwd, which cudaenv-shim needs whatever selects: $PWD when it
+	 * names ".", else the kernel's answer */
+	char *cwd = NULL;
+	struct stat dot, pwd_st;
+	if (stat(".", &dot) != 0) {
+		FALLBACK();
+	}
+	const char *pwd = env_get("PWD");
+	if (pwd && pwd[0] == '/' && stat(pwd, &pwd_st) == 0 && pwd_st.st_dev == dot.st_dev &&
+	    pwd_st.st_ino == dot.st_ino) {
+		cwd = clean(pwd);
+	} else {
+		char buf[PATH_MAX];
+		if (!getcwd(buf, sizeof buf) || buf[0] != '/') {
+			FALLBACK();
+		}
+		cwd = clean(buf);
+	}
+
+	/* the selection (resolve.Find) */
+	struct spec sp;
+	int selected = 0;
+	const char *ev = env_get("CUDAENV_VERSION");
+	if (ev) {
+		int blank = 1;
+		for (const char *p = ev; *p; p++) {
+			if ((unsigned char)*p >= 0x80) {
+				FALLBACK();
+			}
+			if (!is_space(*p)) {
+				blank = 0;
+			}
+		}
+		if (!blank) {
+			if (parse_specs(ev, strlen(ev), &sp) != ONE) {
+				FALLBACK();
+			}
+			selected = 1;
+		}
+	}
+	if (!selected) {
+		for (char *d = cwd;;) {
+			char *pin = join(d, ".cuda-version");
+			if (probe(pin, &st) == PRESENT && read_pin(pin, &st, &sp) == ONE) {
+				char *lock = join(d, ".cuda-version.lock");
+				if (probe(lock, &st) == PRESENT) {
+					FALLBACK();
+				}
+				selected = 1;
+				break;
+			}
+			char *tv = join(d, ".tool-versions");
+			if (probe(tv, &st) == PRESENT) {
+				FALLBACK();
+			}
+			free(pin);
+			free(tv);
+			if (strcmp(d, "/") == 0) {
+				break;
+			}
+			char *slash = strrchr(d, '/');
+			if (slash == d) {
+				d[1] = 0;
+			} else {
+				*slash = 0;
+			}
+		}
+		if (!selected) {
+			char *global = join(config_dir, "version");
+			if (probe(global, &st) != PRESENT || read_pin(global, &st, &sp) != ONE) {
+				FALLBACK(); /* nothing selected: cudaenv-shim steps aside or says so */
+			}
+		}
+	}
+
+	/* the toolkit and the command (activate.ResolveFast, activate.Which) */
+	char *cuda_dir = join(root, "cuda");
+	struct version v;
+	char *tk = pick_toolkit(cuda_dir, &sp, &v);
+	char *bin = join(tk, "bin");
+	char *cmd = join(bin, name);
+	struct stat cmd_st, other;
+	if (stat(cmd, &cmd_st) != 0 || S_ISDIR(cmd_st.st_mode) || !(cmd_st.st_mode & 0111)) {
+		FALLBACK(); /* cudaenv-shim says where the command is */
+	}
+	char *shims = join(root, "shims");
+	char *shim = join(shims, name);
+	if ((stat("/proc/self/exe", &other) == 0 && other.st_dev == cmd_st.st_dev && other.st_ino == cmd_st.st_ino) ||
+	    (stat(shim, &other) == 0 && other.st_dev == cmd_st.st_dev && other.st_ino == cmd_st.st_ino)) {
+		FALLBACK(); /* the toolkit's command is a shim: cudaenv-shim refuses it */
+	}
+
+	/* the environment (activate.Want, shims.applyFresh) */
+	char *lib = join(tk, "lib64");
+	if (!is_dir(lib)) {
+		free(lib);
+		lib = join(tk, "lib");
+	}
+	char *nvcc = join(bin, "nvcc");
+	int has_nvcc = stat(nvcc, &st) == 0 && !S_ISDIR(st.st_mode);
+	int has_bin = is_dir(bin);
+	char active[64];
+	size_t al = 0;
+	for (int i = 0; i < v.n; i++) {
+		al += (size_t)snprintf(active + al, sizeof active - al, i ? ".%ld" : "%ld", v.part[i]);
+	}
+
+	struct buf state = {0};
+	b_str(&state, "{\"v\":2,\"lists\":{");
+	json_list(&state, "LD_LIBRARY_PATH", lib, 1);
+	if (has_bin) {
+		json_list(&state, "PATH", bin, 0);
+	}
+	b_str(&state, "},\"scalars\":{");
+	int first = 1;
+	if (has_nvcc) {
+		json_scalar(&state, "CUDACXX", nvcc, first);
+		first = 0;
+	}
+	json_scalar(&state, "CUDAToolkit_ROOT", tk, first);
+	json_scalar(&state, "CUDA_HOME", tk, 0);
+	json_scalar(&state, "CUDA_PATH", tk, 0);
+	b_str(&state, "},\"active\":\"");
+	b_str(&state, active);
+	b_str(&state, "\"}");
+
+	const char *old_path = env_get("PATH");
+	char *path = has_bin ? prepended(bin, old_path) : xstrdup(old_path ? old_path : "");
+	path = without_dir(path, shims);
+	char mark[PATH_MAX + 64];
+	snprintf(mark, sizeof mark, "%ld:1:%s", (long)getpid(), cmd);
+
+	static const char *const replaced[] = {"PATH", "LD_LIBRARY_PATH", "CUDACXX", "CUDA_PATH", "CUDA_HOME",
+					       "CUDAToolkit_ROOT", NULL};
+	size_t n = 0;
+	while (envp[n]) {
+		n++;
+	}
+	char **env = calloc(n + 16, sizeof *env);
+	if (!env) {
+		FALLBACK();
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		int keep = 1;
+		for (int r = 0; replaced[r]; r++) {
+			size_t k = strlen(replaced[r]);
+			if (strncmp(envp[i], replaced[r], k) == 0 && envp[i][k] == '=' &&
+			    (has_nvcc || strcmp(replaced[r], "CUDACXX") != 0)) {
+				keep = 0;
+			}
+		}
+		if (keep) {
+			env[w++] = envp[i];
+		}
+	}
+	env[w++] = kv("PATH", path);
+	env[w++] = kv("LD_LIBRARY_PATH", prepended(lib, env_get("LD_LIBRARY_PATH")));
+	if (has_nvcc) {
+		env[w++] = kv("CUDACXX", nvcc);
+	}
+	env[w++] = kv("CUDA_PATH", tk);
+	env[w++] = kv("CUDA_HOME", tk);
+	env[w++] = kv("CUDAToolkit_ROOT", tk);
+	env[w++] = kv("__CUDAENV_STATE", state.p);
+	env[w++] = kv("__CUDAENV_SHIM", mark);
+	env[w] = NULL;
+
+	char **args = calloc((size_t)argc + 1, sizeof *args);
+	if (!args) {
+		FALLBACK();
+	}
+	args[0] = cmd;
+	for (int i = 1; i < argc; i++) {
+		args[i] = argv[i];
+	}
+	execve(cmd, args, env);
+	FALLBACK(); /* cudaenv-shim reports why it cannot start */
+	return 126;
+}

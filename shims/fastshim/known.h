@@ -1,0 +1,33 @@
+/* Generated from ../commands.txt by go test ./shims -run TestFastShimKnownList -update; do not edit. */
+static const char *const known_exact[] = {
+	"nvcc",
+	"ptxas",
+	"nvlink",
+	"fatbinary",
+	"bin2c",
+	"cudafe++",
+	"__nvcc_device_query",
+	"cuobjdump",
+	"nvdisasm",
+	"nvprune",
+	"cu++filt",
+	"cuda-memcheck",
+	"compute-sanitizer",
+	"nvprof",
+	"nvvp",
+	"computeprof",
+	"nsys",
+	"nsys-ui",
+	"ncu",
+	"ncu-ui",
+	"ctadvisor",
+	"tileiras",
+	"cuda-uninstaller",
+	NULL,
+};
+static const char *const known_prefix[] = {
+	"cuda-gdb",
+	"nsight",
+	"nv-nsight-cu",
+	NULL,
+};
