@@ -163,7 +163,7 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 				write(s, filepath.Join(s.cwd, "..", ".cuda-version"), "# nothing here\n")
 			}},
 		{name: "arguments with spaces, quotes and $ pass as they are", cmd: "nvcc", fast: true,
-			args: []string{"-o", "a b", `"q"`, "$HOME", "", "--x='y'"},
+			args:  []string{"-o", "a b", `"q"`, "$HOME", "", "--x='y'"},
 			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4") }},
 		{name: "the shims folder leaves PATH, however spelt", cmd: "nvcc", fast: true,
 			setup: func(s *setup) {
