@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fastShimBinaries builds cudaenv-shim and the C fast shim into dir (both
@@ -405,5 +407,63 @@ func TestFastShimWithoutCudaenvShimSaysSo(t *testing.T) {
 	if r.code != 126 || bytes.Count([]byte(r.stderr), []byte("\n")) != 1 || strings.Contains(r.stderr, "\x1b") ||
 		!strings.HasPrefix(r.stderr, "cudaenv: cudaenv-fastshim cannot run cudaenv-shim") || !strings.Contains(r.stderr, `evil\x1b[2Jdir/cudaenv-shim`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// Installed beside cudaenv and cudaenv-shim, the fast shim is what rehash
+// points the shims at; a shim call then runs the selected toolkit's
+// command, and a toolkit command that runs the shim again still stops
+// with one line.
+func TestRehashPointsTheShimsAtTheFastShim(t *testing.T) {
+	bin := fastShimBinaries(t)
+	goCmd := goTool(t)
+	if out, err := exec.Command(goCmd, "build", "-tags", "urfave_cli_no_docs", "-o", filepath.Join(bin, "cudaenv"), "../cudaenv").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	base := filepath.Join(t.TempDir(), `st ore "q" $x`)
+	root := filepath.Join(base, "root")
+	tk := filepath.Join(root, "cuda", "12.4.1")
+	for path, text := range map[string]string{
+		filepath.Join(tk, "receipt.json"):            `{"kind":"cuda","version":"12.4.1","source":"test"}`,
+		filepath.Join(tk, "bin", "nvcc"):             "#!/bin/sh\necho \"$0 $* $CUDA_HOME\"\nexit 3\n",
+		filepath.Join(tk, "bin", "ptxas"):            "#!/bin/sh\nexec \"$CUDAENV_ROOT/shims/ptxas\" \"$@\"\n",
+		filepath.Join(base, "proj", ".cuda-version"): "12.4\n",
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(tk, "lib64"), 0o755)
+	env := []string{"CUDAENV_ROOT=" + root, "CUDAENV_CONFIG_DIR=" + filepath.Join(base, "config"), "CUDAENV_CACHE_DIR=" + filepath.Join(base, "cache"),
+		"HOME=" + base, "PATH=" + filepath.Join(root, "shims") + ":/usr/bin:/bin"}
+	run := func(name string, args ...string) (string, int) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir, cmd.Env = filepath.Join(base, "proj"), env
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return string(out), ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), 0
+	}
+	if out, code := run(filepath.Join(bin, "cudaenv"), "rehash"); code != 0 {
+		t.Fatalf("rehash: exit %d\n%s", code, out)
+	}
+	for _, name := range []string{"nvcc", "ptxas"} {
+		if got, err := os.Readlink(filepath.Join(root, "shims", name)); err != nil || got != filepath.Join(bin, "cudaenv-fastshim") {
+			t.Errorf("shims/%s points at %q (%v), not the fast shim", name, got, err)
+		}
+	}
+	out, code := run(filepath.Join(root, "shims", "nvcc"), "-c", "a b.cu")
+	if want := filepath.Join(tk, "bin", "nvcc") + " -c a b.cu " + tk + "\n"; out != want || code != 3 {
+		t.Errorf("nvcc through the fast shim: %q, exit %d; want %q, exit 3", out, code, want)
+	}
+	out, code = run(filepath.Join(root, "shims", "ptxas"))
+	if code != 126 || strings.Count(out, "\n") != 1 || !strings.Contains(out, "which would loop forever") {
+		t.Errorf("a toolkit command that runs its shim again: %q, exit %d", out, code)
 	}
 }

@@ -65,7 +65,7 @@ nothing is selected, a shim runs the next command of its name on PATH.`,
 }
 
 func rehash(e *env) (shims.Report, error) {
-	target, _ := shimTarget(e)
+	target := shimsTarget(e)
 	// Shadowing is judged on the user's PATH, as it is without cudaenv.
 	return shims.Rehash(e.store(), target, e.goos, shims.UserPath(e.vars, e.goos))
 }
@@ -103,6 +103,32 @@ func shimTarget(e *env) (target string, fallback bool) {
 		}
 	}
 	return self, true
+}
+
+// fastShimBinary is the shims' fast path (shims/fastshim, in C), which
+// make install builds on Linux where a C compiler is present. It runs the
+// common shim call itself and hands every other to the cudaenv-shim
+// beside its real file.
+const fastShimBinary = "cudaenv-fastshim"
+
+// shimsTarget is what the shims point at: cudaenv-fastshim when it is
+// installed beside cudaenv-shim (and that cudaenv-shim is beside its real
+// file too), else shimTarget's binary. The prompt hook and the shell
+// function keep cudaenv-shim, which answers them.
+func shimsTarget(e *env) string {
+	target, fallback := shimTarget(e)
+	if fallback || e.goos != "linux" {
+		return target
+	}
+	fast := filepath.Join(filepath.Dir(target), fastShimBinary)
+	if !isExecutable(fast, e.goos) {
+		return target
+	}
+	real, err := filepath.EvalSymlinks(fast)
+	if err != nil || !isExecutable(filepath.Join(filepath.Dir(real), shimBinary(e.goos)), e.goos) {
+		return target
+	}
+	return fast
 }
 
 // rehashAfterStoreChange keeps the shims in step with the store; a failure
