@@ -2,15 +2,17 @@
 # Times a shim call against the same tiny binary called directly: whole
 # process runs, every case once per round in random order, so that drift in
 # machine load hits all alike (bench/cli/main.go); it prints medians and the
-# median over rounds of each case's ratio to the direct call. Cases: the
-# normal shim (a symlink to cudaenv-shim); the floor, a Go program that
-# does nothing but exec the tiny binary; and the fallback used when
-# cudaenv-shim is not installed (a symlink to cudaenv itself). With
+# median over rounds of each case's ratio to the direct call. The tiny
+# binary is called nvcc, a command NVIDIA ships, as the shims are. Cases:
+# the shim as make install sets it up where a C compiler is present (a
+# symlink to cudaenv-fastshim); the shim to cudaenv-shim, as without one;
+# the floor, a Go program that does nothing but exec the tiny binary; and
+# the fallback used when cudaenv-shim is not installed either (a symlink
+# to cudaenv itself). With
 # BEFORE=DIR (a folder holding an older build's cudaenv-shim), a shim to it
 # runs in the same rounds. The machine should be otherwise idle.
 # Usage: bash bench/shim/run.sh [ROUNDS]   (default 1500)
-# Builds everything into a temporary folder; needs go and a C compiler
-# (without one, a copy of /bin/true is the tiny binary).
+# Builds everything into a temporary folder; needs go and a C compiler.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-1500}
@@ -22,6 +24,7 @@ go build -trimpath -tags "$tags" -o "$tmp/cudaenv" ./cmd/cudaenv
 go build -trimpath -o "$tmp/cudaenv-shim" ./cmd/cudaenv-shim
 go build -o "$tmp/clibench" ./bench/cli
 go build -trimpath -o "$tmp/floor" ./bench/shim/floor
+make --no-print-directory fastshim OUT="$tmp/cudaenv-fastshim" >/dev/null
 
 export CUDAENV_ROOT="$tmp/root" CUDAENV_CONFIG_DIR="$tmp/config" CUDAENV_CACHE_DIR="$tmp/cache"
 unset CUDAENV_VERSION __CUDAENV_STATE
@@ -34,14 +37,12 @@ for v in 11.8.0 12.4.1 13.0.0; do
   mkdir -p "$d/bin" "$d/lib64"
   printf '{"kind":"cuda","version":"%s","source":"nvidia","platform":"linux-x86_64","profile":"default","components":[%s],"installed":"2026-01-01T00:00:00Z"}\n' \
     "$v" "${components%,}" >"$d/receipt.json"
-  if command -v cc >/dev/null 2>&1; then
-    printf 'int main(void) { return 0; }\n' >"$tmp/tiny.c"
-    cc -O2 -o "$d/bin/tiny" "$tmp/tiny.c"
-  else
-    cp /bin/true "$d/bin/tiny"
-  fi
+  mkdir -p "$d/bin"
+  printf 'int main(void) { return 0; }\n' >"$tmp/tiny.c"
+  cc -O2 -o "$d/bin/nvcc" "$tmp/tiny.c"
 done
-"$tmp/cudaenv" rehash >/dev/null
+"$tmp/cudaenv" rehash >/dev/null # the shims point at cudaenv-fastshim
+[[ $(readlink "$CUDAENV_ROOT/shims/nvcc") == "$tmp/cudaenv-fastshim" ]] || { echo "rehash did not pick cudaenv-fastshim" >&2; exit 1; }
 
 # A project four levels deep, as a checkout under ~/src usually is.
 proj="$tmp/home/src/proj"
@@ -51,21 +52,29 @@ echo 12.4 >"$proj/.cuda-version"
 # The direct call runs in the environment a shell with 12.4 active has.
 (cd "$proj/a/b/c" && "$tmp/cudaenv" exec -- env -0) >"$tmp/direct.env"
 # The floor program gets that environment too, and passes it on.
-{ cat "$tmp/direct.env"; printf 'SHIM_FLOOR_TARGET=%s\0' "$CUDAENV_ROOT/cuda/12.4.1/bin/tiny"; } >"$tmp/floor.env"
+{ cat "$tmp/direct.env"; printf 'SHIM_FLOOR_TARGET=%s\0' "$CUDAENV_ROOT/cuda/12.4.1/bin/nvcc"; } >"$tmp/floor.env"
 
-echo "cudaenv $(go env GOVERSION) $(go env GOOS)/$(go env GOARCH), $(nproc) CPUs; tiny binary: $(file -b "$CUDAENV_ROOT/cuda/12.4.1/bin/tiny" | cut -d, -f1-2)"
-echo "cudaenv-shim $(du -h "$tmp/cudaenv-shim" | cut -f1), cudaenv $(du -h "$tmp/cudaenv" | cut -f1)"
-mkdir -p "$tmp/fallback" "$tmp/before"
-ln -s "$tmp/cudaenv" "$tmp/fallback/tiny"
-cases=("direct@$tmp/direct.env=$CUDAENV_ROOT/cuda/12.4.1/bin/tiny"
+echo "cudaenv $(go env GOVERSION) $(go env GOOS)/$(go env GOARCH), $(nproc) CPUs; tiny binary: $(file -b "$CUDAENV_ROOT/cuda/12.4.1/bin/nvcc" | cut -d, -f1-2)"
+echo "cudaenv-fastshim $(du -h "$tmp/cudaenv-fastshim" | cut -f1), cudaenv-shim $(du -h "$tmp/cudaenv-shim" | cut -f1), cudaenv $(du -h "$tmp/cudaenv" | cut -f1)"
+mkdir -p "$tmp/goshim" "$tmp/fallback" "$tmp/before"
+ln -s "$tmp/cudaenv-shim" "$tmp/goshim/nvcc"
+ln -s "$tmp/cudaenv" "$tmp/fallback/nvcc"
+cases=("direct@$tmp/direct.env=$CUDAENV_ROOT/cuda/12.4.1/bin/nvcc"
   "floor@$tmp/floor.env=$tmp/floor"
-  "shim=$CUDAENV_ROOT/shims/tiny")
+  "shim=$CUDAENV_ROOT/shims/nvcc"
+  "shim-go=$tmp/goshim/nvcc")
+# A call the fast shim hands on to cudaenv-shim: one made by a program a
+# shim started (it carries the loop mark), through either shim.
+{ env -0; printf '__CUDAENV_SHIM=1:1:/elsewhere/nvcc\0'; } >"$tmp/nested.env"
+cases+=("handover@$tmp/nested.env=$CUDAENV_ROOT/shims/nvcc"
+  "handover-go@$tmp/nested.env=$tmp/goshim/nvcc")
 if [[ -n ${BEFORE-} ]]; then
-  ln -s "$BEFORE/cudaenv-shim" "$tmp/before/tiny"
-  cases+=("shim-before=$tmp/before/tiny")
+  ln -s "$BEFORE/cudaenv-shim" "$tmp/before/nvcc"
+  cases+=("shim-before=$tmp/before/nvcc")
 fi
-cases+=("fallback=$tmp/fallback/tiny")
-echo "(direct: the tiny binary; floor: a Go program that only execs it; shim: through cudaenv-shim;"
-echo " fallback: through cudaenv itself, when cudaenv-shim is not installed)"
+cases+=("fallback=$tmp/fallback/nvcc")
+echo "(direct: the tiny binary; floor: a Go program that only execs it; shim: through cudaenv-fastshim,"
+echo " as make install sets it up; shim-go: through cudaenv-shim; handover, handover-go: a nested call,"
+echo " which cudaenv-fastshim hands to cudaenv-shim; fallback: through cudaenv itself)"
 echo
 "$tmp/clibench" -n "$rounds" -warmup 100 -dir "$proj/a/b/c" "${cases[@]}"
