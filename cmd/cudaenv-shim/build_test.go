@@ -14,7 +14,7 @@ import (
 )
 
 // moduleRoot is the repository root, two levels up.
-func moduleRoot(t *testing.T) string {
+func moduleRoot(t testing.TB) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -23,7 +23,7 @@ func moduleRoot(t *testing.T) string {
 	return root
 }
 
-func goTool(t *testing.T) string {
+func goTool(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds with the go command; skipped with -short")

@@ -18,7 +18,7 @@ import (
 // fastShimBinaries builds cudaenv-shim and the C fast shim into dir (both
 // side by side), and the fast shim alone into dir/alone, where it has no
 // cudaenv-shim to fall back on.
-func fastShimBinaries(t *testing.T) (dir string) {
+func fastShimBinaries(t testing.TB) (dir string) {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the fast shim is for Linux")
@@ -36,8 +36,10 @@ func fastShimBinaries(t *testing.T) (dir string) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	src := filepath.Join(moduleRoot(t), "shims", "fastshim", "fastshim.c")
+	// CUDAENV_FASTSHIM_CFLAGS adds flags, e.g. -fsanitize=address,undefined.
+	flags := append([]string{"-O2", "-Wall", "-Wextra", "-Werror"}, strings.Fields(os.Getenv("CUDAENV_FASTSHIM_CFLAGS"))...)
 	for _, out := range []string{filepath.Join(dir, "cudaenv-fastshim"), filepath.Join(dir, "alone", "cudaenv-fastshim")} {
-		if b, err := exec.Command(cc, "-O2", "-Wall", "-Wextra", "-Werror", "-o", out, src).CombinedOutput(); err != nil {
+		if b, err := exec.Command(cc, append(flags, "-o", out, src)...).CombinedOutput(); err != nil {
 			t.Fatalf("cc: %v\n%s", err, b)
 		}
 	}
@@ -466,4 +468,43 @@ func TestRehashPointsTheShimsAtTheFastShim(t *testing.T) {
 	if code != 126 || strings.Count(out, "\n") != 1 || !strings.Contains(out, "which would loop forever") {
 		t.Errorf("a toolkit command that runs its shim again: %q, exit %d", out, code)
 	}
+}
+
+// FuzzFastShimPin: whatever a .cuda-version holds, the fast shim runs what
+// cudaenv-shim runs, in the same environment, or the same error comes out.
+// go test runs the seeds; go test -fuzz FuzzFastShimPin ./cmd/cudaenv-shim
+// explores further.
+func FuzzFastShimPin(f *testing.F) {
+	for _, seed := range []string{"12.4", "cuda@12\n", "CUDA@LATEST\r\n", "# pin\n11.8 # old\n", "12.4 cudnn@9", "\xef\xbb\xbf12",
+		"12..4", "1234567890", "12.4.1.2", "012.04", "system", "12\u00a04", "\x00", "cudnn@9.5", "cuda@", "@12", "12.4\n\n13"} {
+		f.Add([]byte(seed))
+	}
+	if runtime.GOOS != "linux" {
+		f.Skip("the fast shim is for Linux")
+	}
+	bin := fastShimBinaries(f)
+	base := filepath.Join(f.TempDir(), "base")
+	root := filepath.Join(base, "store")
+	for _, v := range []string{"11.8.0", "12.4.1", "12.6.2", "13.0.1"} {
+		d := filepath.Join(root, "cuda", v)
+		os.MkdirAll(filepath.Join(d, "bin"), 0o755)
+		os.MkdirAll(filepath.Join(d, "lib64"), 0o755)
+		os.WriteFile(filepath.Join(d, "receipt.json"), []byte(`{"kind":"cuda","version":"`+v+`"}`), 0o644)
+		os.WriteFile(filepath.Join(d, "bin", "nvcc"), []byte("#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\"; printf '\\001'; exec /usr/bin/env -0\n"), 0o755)
+	}
+	f.Fuzz(func(t *testing.T, pin []byte) {
+		proj := filepath.Join(t.TempDir(), "proj")
+		os.MkdirAll(proj, 0o755)
+		if err := os.WriteFile(filepath.Join(proj, ".cuda-version"), pin, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env := []string{"HOME=" + base, "PATH=/usr/bin:/bin", "PWD=" + proj, "CUDAENV_ROOT=" + root,
+			"CUDAENV_CONFIG_DIR=" + filepath.Join(base, "config"), "CUDAENV_CACHE_DIR=" + filepath.Join(base, "cache")}
+		want := runAs(t, filepath.Join(bin, "cudaenv-shim"), "nvcc", []string{"-V"}, proj, env)
+		got := runAs(t, filepath.Join(bin, "cudaenv-fastshim"), "nvcc", []string{"-V"}, proj, env)
+		if got != want {
+			t.Errorf("pin %q: the fast shim and cudaenv-shim differ:\nfast: exit %d\n%s\n%s\ncudaenv-shim: exit %d\n%s\n%s",
+				pin, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+		}
+	})
 }

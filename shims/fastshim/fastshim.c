@@ -656,18 +656,28 @@ static char *pick_toolkit(const char *cuda_dir, const struct spec *sp, struct ve
 		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (4 << 20)) {
 			FALLBACK();
 		}
-		size_t len = (size_t)st.st_size;
-		char *data = malloc(len + 1);
+		/* read to the end, as os.ReadFile does, whatever the size said */
+		const size_t max = 4 << 20;
+		char *data = malloc(max + 2);
 		if (!data) {
 			FALLBACK();
 		}
-		size_t got = 0;
-		while (got < len) {
-			ssize_t r = read(fd, data + got, len - got);
-			if (r <= 0) {
+		size_t len = 0;
+		for (;;) {
+			ssize_t r = read(fd, data + len, max + 1 - len);
+			if (r < 0 && errno == EINTR) {
+				continue;
+			}
+			if (r < 0) {
 				FALLBACK();
 			}
-			got += (size_t)r;
+			if (r == 0) {
+				break;
+			}
+			len += (size_t)r;
+			if (len > max) {
+				FALLBACK();
+			}
 		}
 		close(fd);
 		data[len] = 0;
