@@ -7,6 +7,9 @@ function global:cudaenv {
     if ($LASTEXITCODE -ne 0) { return }
     $text = $out | Out-String
     if ($text.Trim()) { Invoke-Expression $text }
+  } elseif ($args.Count -gt 0 -and @('current', 'which', 'prefix', 'env', 'list', 'ls') -ccontains $args[0]) {
+    # The read-only commands: the hook's binary answers them sooner.
+    & @HOOK@ @args
   } else {
     & @CUDAENV@ @args
   }
