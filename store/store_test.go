@@ -113,3 +113,26 @@ func TestDetectReadsEveryVersionSource(t *testing.T) {
 		t.Errorf("empty dir: %v", err)
 	}
 }
+
+// The receipt records how much the entry's files take, so that list
+// reads it instead of walking thousands of files; links are not counted.
+func TestInstallRecordsTheInstalledSize(t *testing.T) {
+	s := newStore(t)
+	e, err := s.Install(CUDA, "12.4.1", func(stage string) (Receipt, error) {
+		os.MkdirAll(filepath.Join(stage, "bin"), 0o755)
+		os.WriteFile(filepath.Join(stage, "bin", "nvcc"), make([]byte, 1000), 0o755)
+		os.WriteFile(filepath.Join(stage, "bin", "ptxas"), make([]byte, 234), 0o755)
+		os.Symlink("bin", filepath.Join(stage, "bin64"))
+		return Receipt{Source: "nvidia"}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Receipt.InstalledBytes != 1234 {
+		t.Errorf("installed_bytes = %d, want 1234", e.Receipt.InstalledBytes)
+	}
+	got, ok := s.Get(CUDA, "12.4.1")
+	if !ok || got.Receipt.InstalledBytes != 1234 {
+		t.Errorf("read back: %+v", got.Receipt)
+	}
+}

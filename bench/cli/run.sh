@@ -33,16 +33,25 @@ export CUDAENV_ROOT="$tmp/root" CUDAENV_CONFIG_DIR="$tmp/config" CUDAENV_CACHE_D
 unset CUDAENV_VERSION __CUDAENV_STATE
 
 # Three toolkits with receipts the size of a real install's (one component
-# per archive), each with a few files, as in the shim benchmark.
+# per archive) and 3000 files each, about what a real toolkit holds (CCCL's
+# headers alone are most of that).
 components=$(for i in $(seq 1 30); do printf '{"id":"cuda_component_%02d","version":"12.4.131","sha256":"%064d","size":12345678},' "$i" 0; done)
 for v in 11.8.0 12.4.1 13.0.0; do
   d="$CUDAENV_ROOT/cuda/$v"
   mkdir -p "$d/bin" "$d/lib64" "$d/include"
-  printf '{"kind":"cuda","version":"%s","source":"nvidia","platform":"linux-x86_64","profile":"default","components":[%s],"installed":"2026-01-01T00:00:00Z"}\n' \
+  printf '{"kind":"cuda","version":"%s","source":"nvidia","platform":"linux-x86_64","profile":"default","components":[%s],"installed_bytes":3456789012,"installed":"2026-01-01T00:00:00Z"}\n' \
     "$v" "${components%,}" >"$d/receipt.json"
   printf '#!/bin/sh\n' >"$d/bin/nvcc" && chmod +x "$d/bin/nvcc"
   : >"$d/lib64/libcudart.so.12" && : >"$d/include/cuda.h"
+  (cd "$d/include" && for i in $(seq 1 30); do mkdir "cccl$i" && for j in $(seq 1 100); do : >"cccl$i/h$j.h"; done; done)
 done
+# The same store with receipts from before they recorded installed_bytes,
+# which list measures by walking each tree (as every list did before).
+cp -al "$CUDAENV_ROOT" "$tmp/root-old"
+for f in "$tmp"/root-old/cuda/*/receipt.json; do
+  sed 's/"installed_bytes":[0-9]*,//' "$f" >"$f.new" && rm "$f" && mv "$f.new" "$f"
+done
+{ env -0 | grep -zv '^CUDAENV_ROOT='; printf 'CUDAENV_ROOT=%s\0' "$tmp/root-old"; } >"$tmp/old.env"
 
 # A project four levels deep, as a checkout under ~/src usually is.
 proj="$tmp/home/src/proj"
@@ -60,6 +69,7 @@ for c in "${cmds[@]}"; do
   [[ -n ${BEFORE-} ]] && cases+=("$name before=$before $args")
   cases+=("$name cudaenv=$tmp/bin/cudaenv $args" "$name shim=$tmp/bin/cudaenv-shim $args")
 done
+cases+=("list walking@$tmp/old.env=$tmp/bin/cudaenv-shim list")
 # Labels may not hold spaces on clibench's command line: use dots.
 for i in "${!cases[@]}"; do label=${cases[$i]%%=*}; cases[$i]="${label// /.}=${cases[$i]#*=}"; done
 

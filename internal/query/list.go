@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,7 +166,12 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 	if ent.Linked() {
 		r.Source, r.LinkTarget = "link", ent.Path
 	} else {
-		size := treeSize(ent.Dir)
+		// From the receipt; an entry installed before receipts recorded
+		// it is walked.
+		size := ent.Receipt.InstalledBytes
+		if size <= 0 {
+			size = store.TreeSize(ent.Dir)
+		}
 		r.SizeBytes = &size
 	}
 	if ent.Kind == store.CUDA && ent.Err == nil {
@@ -193,19 +197,4 @@ func hasCompiler(root string) bool {
 		}
 	}
 	return false
-}
-
-// treeSize is the bytes of the regular files under dir (links not
-// followed), as du counts apparent sizes.
-func treeSize(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
