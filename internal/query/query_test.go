@@ -11,7 +11,6 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/resolve"
-	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -151,7 +150,7 @@ func TestListTakesTheSizeFromTheReceipt(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
 	os.WriteFile(filepath.Join(dir, "bin", "nvcc"), make([]byte, 4096), 0o755)
-	ent := store.Entry{Kind: store.CUDA, Version: version.MustParse("12.4.1"), Dir: dir, Path: dir,
+	ent := store.Entry{Kind: store.CUDA, Dir: dir, Path: dir,
 		Receipt: store.Receipt{Source: "nvidia", InstalledBytes: 5 << 30}}
 	if r := describe(ent, activate.Resolved{}); r.SizeBytes == nil || *r.SizeBytes != 5<<30 || !strings.Contains(r.details(), "5.0 GiB") {
 		t.Errorf("with installed_bytes: %+v, %q", r.SizeBytes, r.details())
