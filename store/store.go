@@ -214,15 +214,24 @@ func sortEntries(out []Entry) {
 func (s *Store) Get(k Kind, name string) (Entry, bool) {
 	e, ok := s.GetOwn(k, name)
 	if ok || s.System == nil {
-		if ok && s.System != nil {
-			_, e.Shadows = s.System.GetOwn(k, name)
-		}
+		e.Shadows = ok && s.Shadows(k, name)
 		return e, ok
 	}
 	if e, ok = s.System.GetOwn(k, name); ok {
 		e.System = true
 	}
 	return e, ok
+}
+
+// Shadows reports whether the system store has an entry of this name
+// (a receipt there, readable or not), which an entry of this store's of
+// the same name hides. It decodes nothing.
+func (s *Store) Shadows(k Kind, name string) bool {
+	if s.System == nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(s.System.kindDir(k), name, ReceiptName))
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // GetOwn returns one entry of this store's own folder, never the system

@@ -18,6 +18,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/detect"
 	"github.com/cudaenv/cudaenv/internal/doctor"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -95,6 +96,7 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 		}
 	}
 	r, err := resolveHere(e)
+	r = query.WithReceipts(e.query(), r)
 	var notInstalled *activate.NotInstalledError
 	switch {
 	case err == nil:

@@ -63,7 +63,12 @@ func (e *ExitError) Unwrap() error { return e.Err }
 var ErrNothingSelected = errors.New(shims.NothingSelectedHelp)
 
 // ResolveHere resolves the selection for the working directory, with a
-// warning for each version file skipped on the way.
+// warning for each version file skipped on the way. As the prompt hook and
+// the shims do, it reads no receipt but a linked entry's (see
+// activate.ResolveFast): current, which, prefix, env and list need none,
+// and the first receipt decoded costs a process more than the rest of
+// such a command. Each entry's Shadows is set. WithReceipts adds the
+// picked entries' receipts.
 func ResolveHere(in *In) (activate.Resolved, error) {
 	sel, _, err := resolve.Find(in.Cwd, in.lookup, in.Dirs.GlobalFile())
 	for _, w := range sel.Warnings {
@@ -75,15 +80,23 @@ func ResolveHere(in *In) (activate.Resolved, error) {
 	if sel.Source.Kind == resolve.None {
 		return activate.Resolved{}, ErrNothingSelected
 	}
-	// As the prompt hook and the shims do: the entries Resolve picks,
-	// without decoding every receipt in the store; then the picked ones'
-	// receipts (doctor, list and current read them, and whether a system
-	// entry is hidden).
 	st := in.Store()
 	r, err := activate.ResolveFast(st, sel)
 	if err != nil {
 		return r, err
 	}
+	for _, e := range []*store.Entry{r.CUDA, r.Cudnn} {
+		if e != nil && !e.System {
+			e.Shadows = st.Shadows(e.Kind, e.Name)
+		}
+	}
+	return r, nil
+}
+
+// WithReceipts replaces the picked entries of r with the store's full
+// entries, receipts read (doctor reports where a toolkit came from).
+func WithReceipts(in *In, r activate.Resolved) activate.Resolved {
+	st := in.Store()
 	for _, p := range []**store.Entry{&r.CUDA, &r.Cudnn} {
 		if *p == nil {
 			continue
@@ -92,7 +105,7 @@ func ResolveHere(in *In) (activate.Resolved, error) {
 			*p = &full
 		}
 	}
-	return r, nil
+	return r
 }
 
 // ChangesFor computes the changes that activate explicit specs, or the
