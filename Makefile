@@ -18,7 +18,9 @@ TAGS ?= urfave_cli_no_docs
 # rest of a shim call. It is built where a C compiler is present, and
 # cudaenv rehash then points the shims at it; it hands every call it does
 # not handle to cudaenv-shim. It is written to a temporary name and renamed,
-# as go install does, so a shim running at the time is not disturbed.
+# as go install does, so a shim running at the time is not disturbed; it
+# is built after cudaenv-shim, since one older than its cudaenv-shim hands
+# every call on. A failed build removes the old one and is not an error.
 FASTSHIM = shims/fastshim/fastshim.c
 FASTSHIM_CFLAGS ?= -O2
 
@@ -37,8 +39,12 @@ fastshim:
 	  echo "cudaenv-fastshim is for Linux; the shims run cudaenv-shim"; \
 	elif ! command -v $(CC) >/dev/null 2>&1; then \
 	  echo "note: no C compiler ($(CC)), so no cudaenv-fastshim: the shims run cudaenv-shim, about 1 ms slower a call"; \
+	elif out=$$($(CC) $(FASTSHIM_CFLAGS) -o "$(OUT).tmp" $(FASTSHIM) 2>&1) && mv -f "$(OUT).tmp" "$(OUT)"; then \
+	  echo "built $(OUT)"; \
 	else \
-	  $(CC) $(FASTSHIM_CFLAGS) -o "$(OUT).tmp" $(FASTSHIM) && mv -f "$(OUT).tmp" "$(OUT)" && echo "built $(OUT)"; \
+	  [ -z "$$out" ] || printf '%s\n' "$$out" | head -n 5; \
+	  echo "note: $(CC) could not build cudaenv-fastshim, so the shims run cudaenv-shim, about 1 ms slower a call"; \
+	  rm -f "$(OUT).tmp" "$(OUT)"; \
 	fi
 
 # test ends with a short fuzz of each extractor beyond its seed corpus

@@ -510,3 +510,47 @@ func FuzzFastShimPin(f *testing.F) {
 		}
 	})
 }
+
+// A fast shim older than the cudaenv-shim beside it (left behind when an
+// upgrade installed cudaenv-shim alone) decides nothing: it hands every
+// call on, even one it would run itself.
+func TestAFastShimOlderThanCudaenvShimHandsEveryCallOn(t *testing.T) {
+	bin := fastShimBinaries(t)
+	dir := filepath.Join(t.TempDir(), "bin")
+	os.MkdirAll(dir, 0o755)
+	data, err := os.ReadFile(filepath.Join(bin, "cudaenv-fastshim"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, goShim := filepath.Join(dir, "cudaenv-fastshim"), filepath.Join(dir, "cudaenv-shim")
+	os.WriteFile(fast, data, 0o755)
+	os.WriteFile(goShim, []byte("#!/bin/sh\necho handed on\nexit 42\n"), 0o755)
+	root := filepath.Join(t.TempDir(), "store")
+	tk := filepath.Join(root, "cuda", "12.4.1")
+	os.MkdirAll(filepath.Join(tk, "bin"), 0o755)
+	os.WriteFile(filepath.Join(tk, "receipt.json"), []byte(`{"kind":"cuda","version":"12.4.1"}`), 0o644)
+	os.WriteFile(filepath.Join(tk, "bin", "nvcc"), []byte("#!/bin/sh\necho the toolkit nvcc\n"), 0o755)
+	env := []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin", "CUDAENV_ROOT=" + root, "CUDAENV_VERSION=12.4",
+		"CUDAENV_CONFIG_DIR=" + filepath.Join(root, "config"), "CUDAENV_CACHE_DIR=" + filepath.Join(root, "cache")}
+	now := time.Now()
+	for _, tt := range []struct {
+		name          string
+		goShimIsNewer bool
+		wantOut       string
+		wantCode      int
+	}{
+		{"built together, cudaenv-shim first", false, "the toolkit nvcc\n", 0},
+		{"cudaenv-shim upgraded alone", true, "handed on\n", 42},
+	} {
+		goTime, fastTime := now.Add(-time.Minute), now
+		if tt.goShimIsNewer {
+			goTime, fastTime = fastTime, goTime
+		}
+		os.Chtimes(goShim, goTime, goTime)
+		os.Chtimes(fast, fastTime, fastTime)
+		r := runAs(t, fast, "nvcc", nil, dir, env)
+		if r.code != tt.wantCode || r.stdout != tt.wantOut {
+			t.Errorf("%s: exit %d, %q (stderr %q); want exit %d, %q", tt.name, r.code, r.stdout, r.stderr, tt.wantCode, tt.wantOut)
+		}
+	}
+}

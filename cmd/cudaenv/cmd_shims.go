@@ -113,7 +113,7 @@ const fastShimBinary = "cudaenv-fastshim"
 
 // shimsTarget is what the shims point at: cudaenv-fastshim when it is
 // installed beside cudaenv-shim (and that cudaenv-shim is beside its real
-// file too), else shimTarget's binary. The prompt hook and the shell
+// file too, and not newer than it), else shimTarget's binary. The prompt hook and the shell
 // function keep cudaenv-shim, which answers them.
 func shimsTarget(e *env) string {
 	target, fallback := shimTarget(e)
@@ -125,7 +125,19 @@ func shimsTarget(e *env) string {
 		return target
 	}
 	real, err := filepath.EvalSymlinks(fast)
-	if err != nil || !isExecutable(filepath.Join(filepath.Dir(real), shimBinary(e.goos)), e.goos) {
+	if err != nil {
+		return target
+	}
+	goShim := filepath.Join(filepath.Dir(real), shimBinary(e.goos))
+	if !isExecutable(goShim, e.goos) {
+		return target
+	}
+	// make install builds it after cudaenv-shim; one older than its
+	// cudaenv-shim was left behind by an upgrade without it (it hands
+	// every call on then, at the cost of one more start).
+	fi, err1 := os.Stat(real)
+	gi, err2 := os.Stat(goShim)
+	if err1 != nil || err2 != nil || gi.ModTime().After(fi.ModTime()) {
 		return target
 	}
 	return fast

@@ -69,29 +69,40 @@ static void put_escaped(const char *s)
 	}
 }
 
+/* go_shim is the cudaenv-shim beside this binary's real file; NULL, with
+ * why and err set, when its path cannot be had. */
+static const char *go_shim(const char **why, int *err)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+	if (n <= 0 || (size_t)n >= sizeof path - 1) {
+		*why = "cannot find its own folder";
+		*err = errno;
+		return NULL;
+	}
+	path[n] = 0;
+	char *slash = strrchr(path, '/');
+	const char *name = "/cudaenv-shim";
+	if (!slash || (size_t)(slash - path) + strlen(name) + 1 > sizeof path) {
+		*why = "its path is too long";
+		*err = 0;
+		return NULL;
+	}
+	strcpy(slash, name);
+	return path;
+}
+
 /* fallback runs cudaenv-shim from this binary's folder with the call's
  * own arguments and environment; it returns only to exit. */
 static void fallback(void)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	const char *why = NULL;
 	int err = 0;
-	if (n <= 0 || (size_t)n >= sizeof self - 1) {
-		why = "cannot find its own folder";
+	const char *path = go_shim(&why, &err);
+	if (path) {
+		execve(path, g_argv, g_envp);
 		err = errno;
-	} else {
-		self[n] = 0;
-		char *slash = strrchr(self, '/');
-		const char *name = "/cudaenv-shim";
-		if (!slash || (size_t)(slash - self) + strlen(name) + 1 > sizeof self) {
-			why = "its path is too long";
-		} else {
-			strcpy(slash, name);
-			execve(self, g_argv, g_envp);
-			err = errno;
-			why = self;
-		}
+		why = path;
 	}
 	const char *msg = "cudaenv: cudaenv-fastshim cannot run cudaenv-shim, which must be installed beside it (";
 	if (write(2, msg, strlen(msg)) < 0) {
@@ -861,6 +872,18 @@ int main(int argc, char **argv, char **envp)
 	check_environ();
 	if (env_get("__CUDAENV_SHIM") || env_get("__CUDAENV_STATE")) {
 		FALLBACK(); /* a shim inside a shim, a prompt hook, cudaenv exec */
+	}
+	/* A cudaenv-shim newer than this binary was installed without it (go
+	 * install after make install, which builds this one last): this copy
+	 * may not decide as that one does, so it decides nothing. */
+	const char *why;
+	int err;
+	const char *gs = go_shim(&why, &err);
+	struct stat own, go;
+	if (gs && stat(gs, &go) == 0 && stat("/proc/self/exe", &own) == 0 &&
+	    (go.st_mtim.tv_sec > own.st_mtim.tv_sec ||
+	     (go.st_mtim.tv_sec == own.st_mtim.tv_sec && go.st_mtim.tv_nsec > own.st_mtim.tv_nsec))) {
+		FALLBACK();
 	}
 
 	/* folders */
