@@ -11,7 +11,11 @@
 #      CMake from PyPI (in a venv: Debian's 3.25 is too old for CUDA 13);
 #   3. install --for torch==2.5.1 --source pypi installs CUDA 12.4
 #      libraries (libraries only) and cuDNN 9.1.0.70, the build PyTorch pins;
-#   4. a host program compiles and links against that CUDA 12's cuBLAS.
+#   4. a host program compiles and links against that CUDA 12's cuBLAS;
+#   5. with no hook and no cudaenv exec, only the shims on PATH and a
+#      .cuda-version (as an IDE, make or cron sees it), plain nvcc builds
+#      vector-add and CMake finds nvcc on PATH and builds the project; the
+#      shims are cudaenv-fastshim's when it was built (Linux with cc).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -51,7 +55,9 @@ unset CUDA_HOME CUDA_PATH CUDACXX CUDNN_PATH CUDAENV_VERSION
 cudaenv=${CUDAENV:-}
 if [[ -z "$cudaenv" ]]; then
 	cudaenv="$work/bin/cudaenv"
-	(cd "$repo" && go build -o "$cudaenv" ./cmd/cudaenv)
+	# As make install builds them: cudaenv, cudaenv-shim, then the fast shim.
+	(cd "$repo" && go build -tags urfave_cli_no_docs -o "$work/bin/" ./cmd/cudaenv ./cmd/cudaenv-shim &&
+		make --no-print-directory fastshim OUT="$work/bin/cudaenv-fastshim")
 fi
 # cudaenv exec runs commands found on PATH, cudaenv doctor included.
 export PATH="$(dirname "$cudaenv"):$PATH"
@@ -172,6 +178,35 @@ if command -v cmake >/dev/null; then
 	(cd "$work" && cudaenv exec 13 -- cudaenv doctor) | grep -A1 -E '^(ok|warn|FAIL|skip) +cmake' || true
 fi
 
+step "(5) through the shims alone: plain nvcc and CMake in a project pinned to $cuda13"
+# No hook, no cudaenv exec, no CUDA variable: what an IDE, make or cron
+# sees with the shims folder on PATH.
+shimbin=$(readlink "$CUDAENV_ROOT/shims/nvcc") || die "no nvcc shim"
+echo "the shims run $(basename "$shimbin")"
+mkdir -p "$work/pinned/src"
+echo "$cuda13" >"$work/pinned/.cuda-version"
+cp "$work/vadd.cu" "$work/pinned/src/"
+cp "$work/demo/main.cu" "$work/demo/host.cpp" "$work/demo/CMakeLists.txt" "$work/pinned/"
+(
+	cd "$work/pinned/src"
+	export PATH="$CUDAENV_ROOT/shims:$PATH"
+	[[ "$(command -v nvcc)" == "$CUDAENV_ROOT/shims/nvcc" ]] || die "nvcc is not the shim"
+	nvcc --version | tail -1
+	nvcc vadd.cu -o vadd
+	cd "$work/pinned"
+	"$cmake" -S . -B build >/dev/null
+	grep -E '^CMAKE_CUDA_COMPILER:' build/CMakeCache.txt
+	"$cmake" --build build >/dev/null
+) || die "building through the shims failed"
+for prog in "$work/pinned/src/vadd" "$work/pinned/build/demo"; do
+	set +e
+	out=$(cudaenv exec 13 -- "$prog" 2>&1)
+	code=$?
+	set -e
+	ran vadd "$out" "$code"
+done
+done_step
+
 if [[ -n "${SKIP_TORCH:-}" ]]; then
 	echo "SKIP_TORCH set: skipping the CUDA 12 libraries and cuDNN"
 else
@@ -217,7 +252,7 @@ EOF
 	done_step
 fi
 
-printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake)' "$cuda13"
+printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"
