@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -72,6 +74,16 @@ func (e *env) storeFor(system bool) (*store.Store, error) {
 	}
 	st.Wait = e.stderr
 	return st, nil
+}
+
+// systemWriteErr adds what to do to an error of an admin's --system
+// command that the system store refused: it names the store and who may
+// write it.
+func systemWriteErr(e *env, err error, system bool) error {
+	if err == nil || !system || !(errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)) {
+		return err
+	}
+	return fmt.Errorf("%w; you cannot write the system store %s: run this as its admin (the owner of that folder), or leave out --system to use your own store", err, e.dirs.System)
 }
 
 // query is the environment as the read-only commands take it.

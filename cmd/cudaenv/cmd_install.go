@@ -181,7 +181,7 @@ func installCmd(e *env, c *cli.Context) error {
 	if err != nil && ctx.Err() != nil {
 		return &exitError{code: 130, err: err}
 	}
-	return err
+	return systemWriteErr(e, err, c.Bool("system"))
 }
 
 // interruptContext is cancelled by the first Ctrl-C (or SIGTERM): the

@@ -54,7 +54,7 @@ cuDNN's folder.`,
 				if err != nil {
 					return err
 				}
-				return uninstall(e, st, c.Args().First(), c.Bool("force"), c.Int("cuda-major"))
+				return systemWriteErr(e, uninstall(e, st, c.Args().First(), c.Bool("force"), c.Int("cuda-major")), c.Bool("system"))
 			},
 		},
 		{
@@ -84,7 +84,7 @@ cuDNN's folder.`,
 				}
 				ent, err := st.LinkWith(c.Args().First(), opts)
 				if err != nil {
-					return err
+					return systemWriteErr(e, err, c.Bool("system"))
 				}
 				afterStoreChange(e)
 				fmt.Fprintf(e.stdout, "linked %s -> %s\n", ent.Label(), ent.Path)
