@@ -274,10 +274,31 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 				s.env["CUDA_PATH"] = "/opt/100%/cuda<&>\\\"'"
 				s.env["CUDA_HOME"] = "a\tb\nc\x01\x7f"
 			}},
-		{name: "a value that is not ASCII", cmd: "nvcc",
+		{name: "a value that is not UTF-8", cmd: "nvcc",
 			setup: func(s *setup) {
 				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
 				s.env["CUDA_PATH"] = "/opt/ç\xff"
+			}},
+		{name: "a value holding U+2028, which JSON escapes", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				s.env["CUDA_PATH"] = "/opt/a\u2028b"
+			}},
+		{name: "a store, a home and values whose names are not ASCII", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				s.root = filepath.Join(filepath.Dir(s.root), "störe ☃ 𝄞")
+				toolkit(s, "12.4.1", []string{"nvcc"}, "lib64", receipt("12.4.1"))
+				s.env["CUDAENV_ROOT"] = s.root
+				s.env["HOME"] = s.home + "/ĥome"
+				s.env["CUDA_HOME"] = "/opt/çüda % 100"
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+			}},
+		{name: "a CUDAENV_ROOT that is not UTF-8", cmd: "nvcc",
+			setup: func(s *setup) {
+				s.root = filepath.Join(filepath.Dir(s.root), "st\xc3\x28re")
+				toolkit(s, "12.4.1", []string{"nvcc"}, "lib64", receipt("12.4.1"))
+				s.env["CUDAENV_ROOT"] = s.root
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
 			}},
 		{name: "a relative CUDAENV_ROOT", cmd: "nvcc",
 			setup: func(s *setup) {

@@ -308,16 +308,41 @@ static char *pick(const char *var, const char *def)
 	return xstrdup("");
 }
 
+/* utf8_len is the length of the valid UTF-8 sequence at s that encodes one
+ * character past ASCII, as Go decodes it (no overlong forms, surrogates or
+ * values past U+10FFFF); 0 when the bytes there are not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	if (c >= 0xc2 && c <= 0xdf) {
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	}
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 && (s[3] & 0xc0) == 0x80 ? 4 : 0;
+	}
+	return 0;
+}
+
 /* store_dir is one of cudaenv's folders: the variable when set, else the
  * default; one cudaenv would refuse sends the call to cudaenv-shim, which
- * says why. Bytes past ASCII are refused here too, for simplicity. */
+ * says why. Text that is not UTF-8 is handed on too, for simplicity. */
 static char *store_dir(const char *var, const char *base, int on_path)
 {
 	const char *v = env_get(var);
 	char *p = (v && *v) ? xstrdup(v) : join(base, "cudaenv");
-	for (const char *s = p; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c >= 0x7f || (on_path && c == ':')) {
+	for (const unsigned char *s = (const unsigned char *)p; *s; s++) {
+		if (*s >= 0x80) {
+			size_t n = utf8_len(s);
+			if (n == 0) {
+				FALLBACK();
+			}
+			s += n - 1;
+		} else if (*s < 0x20 || *s == 0x7f || (on_path && *s == ':')) {
 			FALLBACK();
 		}
 	}
@@ -718,7 +743,8 @@ static char *pick_toolkit(const char *cuda_dir, const struct spec *sp, struct ve
 
 /* json_str appends s as the state has it: envdiff.EscapeString, then a
  * JSON string as encoding/json writes one (shims.appendJSONString). Text
- * past ASCII falls back (UTF-8 is checked there). */
+ * that is not UTF-8 falls back, and so do U+2028 and U+2029, which JSON
+ * escapes. */
 static void json_str(struct buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -727,7 +753,13 @@ static void json_str(struct buf *b, const char *s)
 		unsigned char c = *p;
 		char e[8] = {0};
 		if (c >= 0x80) {
-			FALLBACK();
+			size_t n = utf8_len(p);
+			if (n == 0 || (n == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))) {
+				FALLBACK();
+			}
+			b_add(b, (const char *)p, n);
+			p += n - 1;
+			continue;
 		} else if (c == '%') {
 			strcpy(e, "%25");
 		} else if (c == '"' || c == '\\') {
