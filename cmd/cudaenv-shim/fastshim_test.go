@@ -206,10 +206,28 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 				write(s, filepath.Join(s.proj, ".cuda-version"), "12.9")
 			}},
 
-		{name: "a .tool-versions on the way", cmd: "nvcc",
+		{name: "a .tool-versions cuda line on the way", cmd: "nvcc", fast: true,
 			setup: func(s *setup) {
 				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
-				write(s, filepath.Join(s.cwd, ".tool-versions"), "cuda 11.8\n")
+				write(s, filepath.Join(s.cwd, ".tool-versions"), "\xef\xbb\xbfnodejs 20.1.0\r\n# CUDA\ncuda 11.8 12.4 # the first one counts\ncuda\npython 3.12\n")
+			}},
+		{name: "a .tool-versions of other tools only, below the pin", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.6")
+				write(s, filepath.Join(s.cwd, ".tool-versions"), "nodejs 20.1.0\ncudnn\npython 3.12 # cuda 11.8\n")
+			}},
+		{name: "a .tool-versions with a cudnn line", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.cwd, ".tool-versions"), "cuda 12.4\ncudnn 9.5\n") }},
+		{name: "a .tool-versions with two cuda lines", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.cwd, ".tool-versions"), "cuda 12.4\ncuda 11.8\n") }},
+		{name: "a .tool-versions that says system", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.cwd, ".tool-versions"), "cuda system\n") }},
+		{name: "a .tool-versions with an asdf ref", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.cwd, ".tool-versions"), "cuda ref:v12.4\n") }},
+		{name: "a .tool-versions over 64 KiB", cmd: "nvcc",
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				write(s, filepath.Join(s.cwd, ".tool-versions"), strings.Repeat("nodejs 20.1.0\n", 5000)+"cuda 11.8\n")
 			}},
 		{name: "a lock beside the .cuda-version", cmd: "nvcc",
 			setup: func(s *setup) {
@@ -498,8 +516,20 @@ func TestRehashPointsTheShimsAtTheFastShim(t *testing.T) {
 // go test runs the seeds; go test -fuzz FuzzFastShimPin ./cmd/cudaenv-shim
 // explores further.
 func FuzzFastShimPin(f *testing.F) {
-	for _, seed := range []string{"12.4", "cuda@12\n", "CUDA@LATEST\r\n", "# pin\n11.8 # old\n", "12.4 cudnn@9", "\xef\xbb\xbf12",
-		"12..4", "1234567890", "12.4.1.2", "012.04", "system", "12\u00a04", "\x00", "cudnn@9.5", "cuda@", "@12", "12.4\n\n13"} {
+	fuzzVersionFile(f, ".cuda-version", []string{"12.4", "cuda@12\n", "CUDA@LATEST\r\n", "# pin\n11.8 # old\n", "12.4 cudnn@9", "\xef\xbb\xbf12",
+		"12..4", "1234567890", "12.4.1.2", "012.04", "system", "12\u00a04", "\x00", "cudnn@9.5", "cuda@", "@12", "12.4\n\n13"})
+}
+
+// FuzzFastShimToolVersions: the same for a .tool-versions.
+func FuzzFastShimToolVersions(f *testing.F) {
+	fuzzVersionFile(f, ".tool-versions", []string{"cuda 12.4\n", "nodejs 20\ncuda 11.8 12.4\n", "cuda\n", "cudnn 9\n", "cuda 12\ncuda 13\n",
+		"# cuda 12\n", "cuda latest", "cuda cuda@12", "cuda system", "cuda ref:x", "\xef\xbb\xbfcuda 12.4", "cuda\t12.4\r\n", "CUDA 12.4", "cuda 12.4\x00"})
+}
+
+// fuzzVersionFile checks that the fast shim and cudaenv-shim agree on a
+// project whose only version file is name, holding the fuzzed text.
+func fuzzVersionFile(f *testing.F, name string, seeds []string) {
+	for _, seed := range seeds {
 		f.Add([]byte(seed))
 	}
 	if runtime.GOOS != "linux" {
@@ -515,10 +545,10 @@ func FuzzFastShimPin(f *testing.F) {
 		os.WriteFile(filepath.Join(d, "receipt.json"), []byte(`{"kind":"cuda","version":"`+v+`"}`), 0o644)
 		os.WriteFile(filepath.Join(d, "bin", "nvcc"), []byte("#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\"; printf '\\001'; exec /usr/bin/env -0\n"), 0o755)
 	}
-	f.Fuzz(func(t *testing.T, pin []byte) {
+	f.Fuzz(func(t *testing.T, text []byte) {
 		proj := filepath.Join(t.TempDir(), "proj")
 		os.MkdirAll(proj, 0o755)
-		if err := os.WriteFile(filepath.Join(proj, ".cuda-version"), pin, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(proj, name), text, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		env := []string{"HOME=" + base, "PATH=/usr/bin:/bin", "PWD=" + proj, "CUDAENV_ROOT=" + root,
@@ -526,8 +556,8 @@ func FuzzFastShimPin(f *testing.F) {
 		want := runAs(t, filepath.Join(bin, "cudaenv-shim"), "nvcc", []string{"-V"}, proj, env)
 		got := runAs(t, filepath.Join(bin, "cudaenv-fastshim"), "nvcc", []string{"-V"}, proj, env)
 		if got != want {
-			t.Errorf("pin %q: the fast shim and cudaenv-shim differ:\nfast: exit %d\n%s\n%s\ncudaenv-shim: exit %d\n%s\n%s",
-				pin, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+			t.Errorf("%s %q: the fast shim and cudaenv-shim differ:\nfast: exit %d\n%s\n%s\ncudaenv-shim: exit %d\n%s\n%s",
+				name, text, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
 		}
 	})
 }

@@ -9,9 +9,10 @@
  *
  *   a command NVIDIA ships (commands.txt), no prompt hook or cudaenv exec
  *   in the environment, the selection from CUDAENV_VERSION, the nearest
- *   .cuda-version or the global default holding one CUDA version spec
- *   (12.4, cuda@12.4, latest), no lock or .tool-versions on the way, no
- *   settings file, no system store, a toolkit installed by cudaenv.
+ *   .cuda-version (with no lock beside it), a .tool-versions' cuda line or
+ *   the global default holding one CUDA version spec (12.4, cuda@12.4,
+ *   latest), no settings file, no system store, a toolkit installed by
+ *   cudaenv.
  *
  * It then does exactly what cudaenv-shim does (shims.Resolve): the same
  * toolkit, the same environment, the same loop mark. For anything else,
@@ -547,6 +548,22 @@ static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == 
 
 enum parsed { NONE, ONE };
 
+/* parse_word is version.ParseSpec for a CUDA spec: 12.4, cuda@12.4,
+ * latest; any other word (cudnn@, system, a syntax error) falls back. */
+static void parse_word(const char *w, size_t wl, struct spec *out)
+{
+	if (wl > 5 && strncasecmp(w, "cuda@", 5) == 0) {
+		w += 5;
+		wl -= 5;
+	}
+	memset(out, 0, sizeof *out);
+	if (wl == 6 && strncasecmp(w, "latest", 6) == 0) {
+		out->latest = 1;
+	} else if (!parse_version(w, wl, 3, &out->prefix)) {
+		FALLBACK();
+	}
+}
+
 /* parse_specs reads the .cuda-version grammar (resolve.Parse) when the
  * text holds no spec or exactly one CUDA spec; any other text (two specs,
  * cuDNN, system, a syntax error, bytes past ASCII) falls back. */
@@ -587,20 +604,66 @@ static enum parsed parse_specs(const char *data, size_t len, struct spec *out)
 		if (++words > 1) {
 			FALLBACK();
 		}
-		const char *w = data + start;
-		size_t wl = i - start;
-		if (wl > 5 && strncasecmp(w, "cuda@", 5) == 0) {
-			w += 5;
-			wl -= 5;
-		}
-		memset(out, 0, sizeof *out);
-		if (wl == 6 && strncasecmp(w, "latest", 6) == 0) {
-			out->latest = 1;
-		} else if (!parse_version(w, wl, 3, &out->prefix)) {
-			FALLBACK();
-		}
+		parse_word(data + start, i - start, out);
 	}
 	return words ? ONE : NONE;
+}
+
+/* parse_tool_versions reads a .tool-versions file as
+ * resolve.ParseToolVersions does, when its only line for cuda or cudnn is
+ * one cuda line whose version is a CUDA spec; NONE when it has neither.
+ * Anything else (a cudnn line, two cuda lines, bytes past ASCII) falls
+ * back. */
+static enum parsed parse_tool_versions(const char *data, size_t len, struct spec *out)
+{
+	if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+		data += 3;
+		len -= 3;
+	}
+	int found = 0;
+	for (size_t i = 0; i < len;) {
+		size_t end = i;
+		while (end < len && data[end] != '\n') {
+			unsigned char c = (unsigned char)data[end];
+			if (c == 0 || c >= 0x80) {
+				FALLBACK();
+			}
+			end++;
+		}
+		size_t stop = i;
+		while (stop < end && data[stop] != '#') {
+			stop++;
+		}
+		/* the first two fields of the line, up to its comment */
+		const char *f[2] = {NULL, NULL};
+		size_t fl[2] = {0, 0};
+		int nf = 0;
+		for (size_t j = i; j < stop && nf < 2;) {
+			if (is_space(data[j])) {
+				j++;
+				continue;
+			}
+			size_t k = j;
+			while (k < stop && !is_space(data[k])) {
+				k++;
+			}
+			f[nf] = data + j;
+			fl[nf] = k - j;
+			nf++;
+			j = k;
+		}
+		if (nf == 2 && fl[0] == 5 && memcmp(f[0], "cudnn", 5) == 0) {
+			FALLBACK();
+		}
+		if (nf == 2 && fl[0] == 4 && memcmp(f[0], "cuda", 4) == 0) {
+			if (found++) {
+				FALLBACK();
+			}
+			parse_word(f[1], fl[1], out);
+		}
+		i = end + 1;
+	}
+	return found ? ONE : NONE;
 }
 
 /* read_pin reads a version file that is there (st from probe). */
@@ -990,7 +1053,14 @@ int main(int argc, char **argv, char **envp)
 			}
 			char *tv = join(d, ".tool-versions");
 			if (probe(tv, &st) == PRESENT) {
-				FALLBACK();
+				size_t len;
+				char *data = read_small(tv, &st, 64 << 10, &len);
+				enum parsed p = parse_tool_versions(data, len, &sp);
+				free(data);
+				if (p == ONE) {
+					selected = 1;
+					break;
+				}
 			}
 			free(pin);
 			free(tv);
