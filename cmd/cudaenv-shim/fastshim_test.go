@@ -605,3 +605,64 @@ func TestAFastShimOlderThanCudaenvShimHandsEveryCallOn(t *testing.T) {
 		}
 	}
 }
+
+// Pin files on file systems without a block device: the fast shim asks the
+// kernel's mount table which one a file is on. tmpfs is local, so a pin
+// there stays on the fast path. A kernel file that reads as a version (the
+// global default in a /sys/module folder) is never used: the fast shim
+// hands it on (sysfs says 4096 bytes, so the size check already does), and
+// cudaenv-shim refuses it.
+func TestFastShimTellsFileSystemsWithoutADevice(t *testing.T) {
+	bin := fastShimBinaries(t)
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs("/dev/shm", &fs); err != nil || fs.Type != 0x01021994 {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	shm, err := os.MkdirTemp("/dev/shm", "cudaenv-fastshim-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	root := filepath.Join(t.TempDir(), "store")
+	tk := filepath.Join(root, "cuda", "12.4.1")
+	os.MkdirAll(filepath.Join(tk, "bin"), 0o755)
+	os.WriteFile(filepath.Join(tk, "receipt.json"), []byte(`{"kind":"cuda","version":"12.4.1"}`), 0o644)
+	os.WriteFile(filepath.Join(tk, "bin", "nvcc"), []byte("#!/bin/sh\necho the toolkit nvcc\n"), 0o755)
+	os.WriteFile(filepath.Join(shm, ".cuda-version"), []byte("12.4\n"), 0o644)
+	env := func(config string) []string {
+		return []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin", "CUDAENV_ROOT=" + root,
+			"CUDAENV_CONFIG_DIR=" + config, "CUDAENV_CACHE_DIR=" + filepath.Join(root, "cache")}
+	}
+
+	onTmpfs := runAs(t, filepath.Join(bin, "alone", "cudaenv-fastshim"), "nvcc", nil, shm, env(filepath.Join(root, "config")))
+	if onTmpfs.code != 0 || onTmpfs.stdout != "the toolkit nvcc\n" {
+		t.Errorf("a pin on tmpfs: exit %d, %q, %q; want the fast path to run the toolkit's nvcc", onTmpfs.code, onTmpfs.stdout, onTmpfs.stderr)
+	}
+
+	// A kernel file that reads as a version, and a toolkit it would pick.
+	var kdir, kver string
+	mods, _ := filepath.Glob("/sys/module/*/version")
+	for _, m := range mods {
+		if data, err := os.ReadFile(m); err == nil && regexp.MustCompile(`^[0-9]{1,3}(\.[0-9]{1,3}){0,2}$`).MatchString(strings.TrimSpace(string(data))) {
+			kdir, kver = filepath.Dir(m), strings.TrimSpace(string(data))
+			break
+		}
+	}
+	if kdir == "" {
+		t.Skip("no /sys/module/*/version that reads as a version")
+	}
+	ktk := filepath.Join(root, "cuda", kver)
+	os.MkdirAll(filepath.Join(ktk, "bin"), 0o755)
+	os.WriteFile(filepath.Join(ktk, "receipt.json"), []byte(`{"kind":"cuda","version":"`+kver+`"}`), 0o644)
+	os.WriteFile(filepath.Join(ktk, "bin", "nvcc"), []byte("#!/bin/sh\necho picked by a kernel file\n"), 0o755)
+	dir := t.TempDir()
+	alone := runAs(t, filepath.Join(bin, "alone", "cudaenv-fastshim"), "nvcc", nil, dir, env(kdir))
+	if alone.code != 126 || !strings.Contains(alone.stderr, "cannot run cudaenv-shim") {
+		t.Errorf("a global default on sysfs (%s/version): the fast shim answered alone: exit %d, %q, %q", kdir, alone.code, alone.stdout, alone.stderr)
+	}
+	want := runAs(t, filepath.Join(bin, "cudaenv-shim"), "nvcc", nil, dir, env(kdir))
+	got := runAs(t, filepath.Join(bin, "cudaenv-fastshim"), "nvcc", nil, dir, env(kdir))
+	if got != want || want.code == 0 {
+		t.Errorf("a global default on sysfs:\nfast: %+v\ncudaenv-shim: %+v", got, want)
+	}
+}
