@@ -46,7 +46,7 @@ func cachedArchive(dir string, a *Artifact) (string, error) {
 		return "", err
 	}
 	if st.Size() == a.Size && st.Mode().IsRegular() {
-		if sum, err := hashFile(p); err == nil && sum == a.SHA256 {
+		if sum, err := HashFile(p); err == nil && sum == a.SHA256 {
 			return p, nil
 		}
 	}
@@ -57,7 +57,10 @@ func cachedArchive(dir string, a *Artifact) (string, error) {
 	return "", nil
 }
 
-func hashFile(p string) (string, error) {
+// HashFile is the sha256 of the regular file p, in hex, read as the
+// download cache is read: a link, a named pipe or a file with other
+// names (hard links) there is refused, never followed or waited on.
+func HashFile(p string) (string, error) {
 	f, err := openNoFollow(p, os.O_RDONLY)
 	if err != nil {
 		return "", err

@@ -417,16 +417,30 @@ func TestAHostileLockInstallsNothing(t *testing.T) {
 		{"a hash the mirror lists for another file", []string{nvcc.SHA256, zeros}, "cuda_nvcc (" + nvcc.Name + "): sha256 mismatch: the lock has " + zeros + ", the mirror lists " + nvcc.SHA256},
 		{"a file nobody serves", []string{nvcc.SHA256, zeros, nvcc.Name, "evil.tar.xz"}, "cuda_nvcc (evil.tar.xz): no file with the locked sha256 " + zeros + " in " + w.mirror.URL() + "/cuda/redist/redistrib_12.4.1.json"},
 	}
+	// A mirror reached with a token as the user name: the token never
+	// shows in what the error names.
+	tokenMirror := strings.Replace(w.mirror.URL(), "://", "://s3cr3t-token@", 1)
+	tests = append(tests, struct {
+		name string
+		edit []string
+		want string
+	}{"a file nobody serves, from a mirror with a token", []string{nvcc.SHA256, zeros, nvcc.Name, "evil.tar.xz", "", tokenMirror},
+		"no file with the locked sha256 " + zeros + " in " + strings.Replace(tokenMirror, "s3cr3t-token", "xxxxx", 1) + "/cuda/redist/redistrib_12.4.1.json"})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			text := string(good)
+			mirror := w.mirror.URL()
 			for i := 0; i < len(tt.edit); i += 2 {
+				if tt.edit[i] == "" {
+					mirror = tt.edit[i+1] // not an edit: the mirror to use
+					continue
+				}
 				text = strings.Replace(text, tt.edit[i], tt.edit[i+1], 1)
 			}
 			writeFile(t, filepath.Join(dir, lockfile.FileName), text)
-			in, st, cache := w.fresh(t)
+			in, st, cache := w.fresh(t, func(o *Options) { o.Mirror = mirror })
 			_, err := in.Install(context.Background(), Request{Here: Here{Dir: dir}})
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "s3cr3t") {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
 			if _, ok := st.Get(store.CUDA, "12.4.1"); ok {

@@ -2,11 +2,7 @@ package install
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -240,7 +236,7 @@ func (in *Installer) locate(ctx context.Context, p fetch.Product, lp *lockfile.P
 			}
 		}
 	}
-	where := redactURL(in.client.ProductURL(p)) + "redistrib_" + lp.Release + ".json"
+	where := fetch.Redact(in.client.ProductURL(p)) + "redistrib_" + lp.Release + ".json"
 	for _, i := range need {
 		a := &arts[i]
 		if m := bySHA[a.SHA256]; m != nil {
@@ -328,7 +324,7 @@ func (in *Installer) checkCache(arts []fetch.Artifact) ([]bool, error) {
 			defer func() { <-sem }()
 			got := "a non-file"
 			if fi.Mode().IsRegular() {
-				sum, err := hashFile(p)
+				sum, err := fetch.HashFile(p)
 				if err != nil {
 					errs[i] = fmt.Errorf("check %s in the download cache: %w", a.Component, err)
 					return
@@ -350,26 +346,4 @@ func (in *Installer) checkCache(arts []fetch.Artifact) ([]bool, error) {
 		}
 	}
 	return cached, nil
-}
-
-func hashFile(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// redactURL masks a password in a URL for messages.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return s
-	}
-	return u.Redacted()
 }
