@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
 	"store":             {"internal/dirs", "internal/rootfs", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
-	"internal/query":    {"internal/activate", "internal/dirs", "internal/envdiff", "internal/export", "internal/hookenv", "internal/resolve", "internal/termsafe", "shell", "shims", "store"}, // the read-only commands both binaries answer
+	"internal/query":    {"internal/activate", "internal/dirs", "internal/envdiff", "internal/export", "internal/hookenv", "internal/resolve", "internal/rootfs", "internal/termsafe", "shell", "shims", "store"}, // the read-only commands both binaries answer
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/termsafe", "internal/version", "store"},
 

@@ -1,8 +1,6 @@
 package fetch
 
 import (
-	"github.com/cudaenv/cudaenv/internal/atomicfile"
-
 	"bytes"
 	"context"
 	"errors"
@@ -13,6 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/cudaenv/cudaenv/internal/atomicfile"
+	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
 // The cache folder (Client.CacheDir) holds cacheFolders, each of them
@@ -207,14 +208,7 @@ func lockArchive(ctx context.Context, dir, sha string, notice func()) (unlock fu
 func CacheUsage(dir string) int64 {
 	var n int64
 	for _, sub := range cacheFolders {
-		filepath.WalkDir(filepath.Join(dir, sub), func(_ string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				if fi, err := d.Info(); err == nil {
-					n += fi.Size()
-				}
-			}
-			return nil
-		})
+		n += rootfs.Size(filepath.Join(dir, sub))
 	}
 	return n
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/fetchtest"
+	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
 // sandbox is a folder holding the tree to install into (dest, three
@@ -161,16 +162,7 @@ func TestFetchBoundsWhatAnArchiveUnpacksTo(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "cuda_cudart") {
 				t.Fatalf("Fetch = %v, want an error containing %q", err, tc.want)
 			}
-			var total int64
-			filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && d.Type().IsRegular() {
-					if fi, err := d.Info(); err == nil {
-						total += fi.Size()
-					}
-				}
-				return nil
-			})
-			if limit := int64(100*arts[0].Size + 1<<20); total > limit {
+			if total, limit := rootfs.Size(dest), int64(100*arts[0].Size+1<<20); total > limit {
 				t.Errorf("%d bytes were written from a %d-byte archive", total, arts[0].Size)
 			}
 		})

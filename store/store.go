@@ -58,7 +58,7 @@ type Receipt struct {
 	LibrariesOnly bool     `json:"libraries_only,omitempty"`
 	Licenses      []string `json:"licenses,omitempty"`
 	// InstalledBytes is the size of the entry's files when it was
-	// installed (TreeSize), so that list need not walk thousands of
+	// installed (rootfs.Size), so that list need not walk thousands of
 	// files; 0 in receipts written before it was recorded.
 	InstalledBytes int64     `json:"installed_bytes,omitempty"`
 	Installed      time.Time `json:"installed"`
@@ -333,7 +333,7 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 	}
 	step("filled")
 	r.Kind, r.Version, r.CUDAMajor = k, v.String(), major
-	r.InstalledBytes = TreeSize(stage)
+	r.InstalledBytes = rootfs.Size(stage)
 	if r.Installed.IsZero() {
 		r.Installed = time.Now().UTC()
 	}
@@ -530,21 +530,6 @@ func writeReceipt(dir string, r Receipt) error {
 		return fmt.Errorf("write %s: %w", ReceiptName, err)
 	}
 	return nil
-}
-
-// TreeSize is the bytes of the regular files under dir (links not
-// followed), as du counts apparent sizes.
-func TreeSize(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // Remove deletes an entry. A linked entry loses only its link; the toolkit

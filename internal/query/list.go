@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/rootfs"
 	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -170,7 +171,7 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 		// it is walked.
 		size := ent.Receipt.InstalledBytes
 		if size <= 0 {
-			size = store.TreeSize(ent.Dir)
+			size = rootfs.Size(ent.Dir)
 		}
 		r.SizeBytes = &size
 	}

@@ -243,6 +243,22 @@ func Check(dir string) error {
 	})
 }
 
+// Size is the bytes of the regular files under dir, as du counts
+// apparent sizes; links are not followed, and what cannot be read counts
+// nothing.
+func Size(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
 // maxHops bounds the symlinks followed while resolving one path, as the
 // kernel does.
 const maxHops = 40
