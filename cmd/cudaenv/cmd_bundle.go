@@ -2,17 +2,18 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/install"
 )
 
@@ -71,46 +72,35 @@ func bundleExport(e *env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := e.installer(c, c.Bool("quiet"))
-	if err != nil {
-		return err
-	}
-	ctx, stop := interruptContext(e)
-	defer stop()
 	out := c.String("output")
-	// Written beside the target and renamed into place: an interrupted
-	// export leaves no half bundle under the name.
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".tmp-"+filepath.Base(out)+"-*")
-	if err != nil {
-		return fmt.Errorf("bundle export: %w", err)
-	}
-	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	counted := &countWriter{w: io.MultiWriter(tmp, h)}
-	bw := bufio.NewWriterSize(counted, 1<<20)
-	ex, err := in.Export(ctx, install.ExportRequest{
-		Args:       c.Args().Slice(),
-		Platforms:  c.StringSlice("platform"),
-		Source:     source,
-		Profile:    c.String("profile"),
-		Components: splitList(c.String("components")),
-		CUDAMajor:  c.Int("cuda-major"),
-	}, bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
+	var size int64
+	var ex *install.Exported
+	err = withInstaller(e, c, c.Bool("quiet"), func(ctx context.Context, in *install.Installer) error {
+		// Written beside the target and renamed into place: an
+		// interrupted export leaves no half bundle under the name.
+		return atomicfile.WriteWith(out, 0o644, func(f *os.File) error {
+			counted := &countWriter{w: io.MultiWriter(f, h)}
+			bw := bufio.NewWriterSize(counted, 1<<20)
+			var err error
+			ex, err = in.Export(ctx, install.ExportRequest{
+				Args:       c.Args().Slice(),
+				Platforms:  c.StringSlice("platform"),
+				Source:     source,
+				Profile:    c.String("profile"),
+				Components: splitList(c.String("components")),
+				CUDAMajor:  c.Int("cuda-major"),
+			}, bw)
+			if err == nil {
+				err = bw.Flush()
+			}
+			if err == nil {
+				err = f.Sync()
+			}
+			size = counted.n
+			return err
+		})
+	})
 	if err != nil {
 		return err
 	}
@@ -122,7 +112,7 @@ func bundleExport(e *env, c *cli.Context) error {
 		}
 		what = append(what, label+" ("+ent.Platform+")")
 	}
-	sayf(e.stdout, "wrote %s: %s; %d files, %s", out, strings.Join(what, ", "), ex.Files, humanBytes(counted.n))
+	sayf(e.stdout, "wrote %s: %s; %d files, %s", out, strings.Join(what, ", "), ex.Files, humanBytes(size))
 	fmt.Fprintf(e.stdout, "sha256 %s (compare it where you import)\n", hex.EncodeToString(h.Sum(nil)))
 	return nil
 }
@@ -145,12 +135,8 @@ func bundleImport(e *env, c *cli.Context, file string) error {
 		return fmt.Errorf("bundle import: %w", err)
 	}
 	defer f.Close()
-	in, err := e.installer(c, c.Bool("quiet"))
-	if err != nil {
+	return withInstaller(e, c, c.Bool("quiet"), func(ctx context.Context, in *install.Installer) error {
+		_, err := in.Import(ctx, bufio.NewReaderSize(f, 1<<20), install.ImportRequest{Platform: c.String("platform"), Force: c.Bool("force")})
 		return err
-	}
-	ctx, stop := interruptContext(e)
-	defer stop()
-	_, err = in.Import(ctx, bufio.NewReaderSize(f, 1<<20), install.ImportRequest{Platform: c.String("platform"), Force: c.Bool("force")})
-	return err
+	})
 }

@@ -156,28 +156,39 @@ func installCmd(e *env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := e.installer(c, c.Bool("quiet"))
+	profile := ""
+	if c.IsSet("profile") {
+		profile = c.String("profile") // a lock has its own; only a typed one can disagree
+	}
+	return withInstaller(e, c, c.Bool("quiet"), func(ctx context.Context, in *install.Installer) error {
+		_, err := in.Install(ctx, install.Request{
+			Args:       c.Args().Slice(),
+			For:        c.String("for"),
+			Here:       install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
+			Source:     source,
+			Profile:    profile,
+			Components: splitList(c.String("components")),
+			Platform:   c.String("platform"),
+			CUDAMajor:  c.Int("cuda-major"),
+			Force:      c.Bool("force"),
+			Locked:     c.Bool("locked"),
+		})
+		return err
+	})
+}
+
+// withInstaller runs one command that installs, locks or bundles: with
+// the installer its flags describe, and a context that the first Ctrl-C
+// cancels. An interrupted run exits 130; a write the system store refuses
+// says whose store it is (systemWriteErr).
+func withInstaller(e *env, c *cli.Context, quiet bool, run func(context.Context, *install.Installer) error) error {
+	in, err := e.installer(c, quiet)
 	if err != nil {
 		return err
 	}
 	ctx, stop := interruptContext(e)
 	defer stop()
-	profile := ""
-	if c.IsSet("profile") {
-		profile = c.String("profile") // a lock has its own; only a typed one can disagree
-	}
-	_, err = in.Install(ctx, install.Request{
-		Args:       c.Args().Slice(),
-		For:        c.String("for"),
-		Here:       install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
-		Source:     source,
-		Profile:    profile,
-		Components: splitList(c.String("components")),
-		Platform:   c.String("platform"),
-		CUDAMajor:  c.Int("cuda-major"),
-		Force:      c.Bool("force"),
-		Locked:     c.Bool("locked"),
-	})
+	err = run(ctx, in)
 	if err != nil && ctx.Err() != nil {
 		return &exitError{code: 130, err: err}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -41,27 +42,26 @@ func lockCmd(e *env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := e.installer(c, false)
-	if err != nil {
-		return err
-	}
-	ctx, stop := interruptContext(e)
-	defer stop()
 	var plats []string
 	for _, p := range c.StringSlice("platform") {
 		if p = strings.TrimSpace(p); p != "" {
 			plats = append(plats, p)
 		}
 	}
-	res, err := in.Lock(ctx, install.LockRequest{
-		Here:          install.Here{Dir: e.cwd},
-		Platforms:     plats,
-		Source:        c.String("source"),
-		DefaultSource: def,
-		Profile:       c.String("profile"),
-		Components:    splitList(c.String("components")),
-		CUDAMajor:     c.Int("cuda-major"),
-		Upgrade:       c.Bool("upgrade"),
+	var res install.LockResult
+	err = withInstaller(e, c, false, func(ctx context.Context, in *install.Installer) error {
+		var err error
+		res, err = in.Lock(ctx, install.LockRequest{
+			Here:          install.Here{Dir: e.cwd},
+			Platforms:     plats,
+			Source:        c.String("source"),
+			DefaultSource: def,
+			Profile:       c.String("profile"),
+			Components:    splitList(c.String("components")),
+			CUDAMajor:     c.Int("cuda-major"),
+			Upgrade:       c.Bool("upgrade"),
+		})
+		return err
 	})
 	if err != nil {
 		return err
