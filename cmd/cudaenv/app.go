@@ -323,6 +323,13 @@ func helpCommand() *cli.Command {
 		},
 	}
 }
+
+// asksHelp reports whether the arguments of a command that takes them
+// unparsed (use, exec) start with -h or --help, which it still answers.
+func asksHelp(args []string) bool {
+	return len(args) > 0 && (args[0] == "-h" || args[0] == "--help")
+}
+
 func lower(s string) string {
 	if s == "" {
 		return s

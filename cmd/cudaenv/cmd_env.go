@@ -46,6 +46,9 @@ shown, prefixed with its version, when it ends. A {version} in the
 arguments becomes each run's version (e.g. -B build-{version}). A table of
 exit statuses and times ends it; the exit status is 1 if any run failed.`,
 			Action: func(c *cli.Context) error {
+				if asksHelp(c.Args().Slice()) {
+					return cli.ShowCommandHelp(c, "exec")
+				}
 				if args := c.Args().Slice(); len(args) > 0 && (args[0] == "--each" || strings.HasPrefix(args[0], "--each=")) {
 					return execEach(e, args)
 				}

@@ -47,9 +47,13 @@ pwsh:  cudaenv init pwsh | Out-String | Invoke-Expression   in $PROFILE`,
 			ArgsUsage: "VERSION [cudnn@VERSION] | system | --unset",
 			Description: `Sets CUDAENV_VERSION in this shell, which outranks .cuda-version files
 until the shell exits or "cudaenv use --unset" hands selection back to them.
-"cudaenv use system" steps aside in this shell.`,
+"cudaenv use system" steps aside in this shell. --quiet (-q) leaves out the
+line that says what it selected.`,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
+				if asksHelp(c.Args().Slice()) {
+					return cli.ShowCommandHelp(c, "use")
+				}
 				specs := strings.Join(c.Args().Slice(), " ")
 				if specs == "" || strings.HasPrefix(specs, "-") {
 					specs = "VERSION"
@@ -72,6 +76,12 @@ until the shell exits or "cudaenv use --unset" hands selection back to them.
 			Hidden:          true,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
+				if args := c.Args().Slice(); len(args) > 1 && asksHelp(args[1:]) {
+					// The shell function evaluates stdout: the help goes to
+					// stderr, and nothing changes.
+					cli.HelpPrinter(e.stderr, cli.CommandHelpTemplate, c.App.Command("use"))
+					return nil
+				}
 				return shellUse(e, c.Args().Slice())
 			},
 		},
