@@ -56,7 +56,10 @@ func (e *NotInstalledError) Error() string {
 	if e.Source.Kind != resolve.None {
 		from = " (selected by " + e.Source.String() + ")"
 	}
-	have := "nothing is installed yet"
+	have := "no CUDA toolkit is installed yet"
+	if e.Spec.Tool == version.Cudnn {
+		have = "no cuDNN is installed yet"
+	}
 	if len(e.Installed) > 0 {
 		have = "installed: " + strings.Join(e.Installed, ", ")
 	}
