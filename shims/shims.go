@@ -33,6 +33,8 @@ import (
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
 	"github.com/cudaenv/cudaenv/store"
+
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 )
 
 // Names lists the commands that may get a shim (Wanted picks those that
@@ -257,7 +259,7 @@ func Rehash(st *store.Store, self, goos, userPath string) (Report, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return rep, fmt.Errorf("rehash: %w", errors.Join(errs...))
+		return rep, fmt.Errorf("rehash: %w", termsafe.Join(errs...))
 	}
 	return rep, nil
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 )
 
 // Versions lists the versions a project has wheels of (for any platform),
@@ -72,7 +74,7 @@ func (ix *Index) ManyVersions(ctx context.Context, projects []string) (map[strin
 		}()
 	}
 	wg.Wait()
-	return out, errors.Join(errs...)
+	return out, termsafe.Join(errs...)
 }
 
 // Complete fills in the components of an offer the table does not know,

@@ -1,6 +1,9 @@
 package pypi
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPickComponentVersionForAReleaseTheTableLacks(t *testing.T) {
 	tests := []struct {
@@ -26,5 +29,18 @@ func TestPickComponentVersionForAReleaseTheTableLacks(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// Several projects that cannot be read are one error, on one line, as
+// every error cudaenv prints is.
+func TestManyVersionsReportsEveryFailureOnOneLine(t *testing.T) {
+	ix, err := NewIndex("http://127.0.0.1:9/simple/", WithRetries(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ix.ManyVersions(t.Context(), []string{"nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu11"})
+	if err == nil || strings.Contains(err.Error(), "\n") || strings.Count(err.Error(), "127.0.0.1:9") < 2 {
+		t.Errorf("err = %q; want both failures on one line", err)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 )
 
 // Platforms that have wheels, in redist manifest spelling.
@@ -273,7 +275,7 @@ func (ix *Index) Resolve(ctx context.Context, platform string, reqs []Requiremen
 		}
 	}
 	if len(bad) > 0 {
-		return Resolution{}, errors.Join(bad...)
+		return Resolution{}, termsafe.Join(bad...)
 	}
 	type result struct {
 		art Artifact
@@ -323,7 +325,7 @@ func (ix *Index) Resolve(ctx context.Context, platform string, reqs []Requiremen
 		}
 	}
 	if len(errs) > 0 {
-		return Resolution{}, errors.Join(errs...)
+		return Resolution{}, termsafe.Join(errs...)
 	}
 	return res, nil
 }

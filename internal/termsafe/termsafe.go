@@ -85,3 +85,32 @@ func unsafeRune(r rune) bool {
 	}
 	return false
 }
+
+// Join is errors.Join for messages printed one to a line: the errors'
+// texts are joined with "; " instead of newlines (which Escape would show
+// as \n), and errors.Is and errors.As still see each one. Nil errors are
+// dropped; it is nil when all are.
+func Join(errs ...error) error {
+	var kept []error
+	for _, err := range errs {
+		if err != nil {
+			kept = append(kept, err)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return &joined{kept}
+}
+
+type joined struct{ errs []error }
+
+func (j *joined) Error() string {
+	parts := make([]string, len(j.errs))
+	for i, err := range j.errs {
+		parts[i] = err.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (j *joined) Unwrap() []error { return j.errs }

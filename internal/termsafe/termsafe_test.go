@@ -1,6 +1,10 @@
 package termsafe
 
-import "testing"
+import (
+	"errors"
+	"io/fs"
+	"testing"
+)
 
 func TestEscape(t *testing.T) {
 	tests := []struct {
@@ -42,5 +46,19 @@ func TestEscapedTextHoldsNoControlCharacters(t *testing.T) {
 		if r == 0xfffd || unsafeRune(r) {
 			t.Fatalf("rune %U left in %q", r, out)
 		}
+	}
+}
+
+func TestJoinIsOneLineAndKeepsEachError(t *testing.T) {
+	a, b := errors.New("read a: refused"), fs.ErrNotExist
+	err := Join(nil, a, b, nil)
+	if got := err.Error(); got != "read a: refused; file does not exist" {
+		t.Errorf("Error() = %q", got)
+	}
+	if !errors.Is(err, a) || !errors.Is(err, fs.ErrNotExist) {
+		t.Error("errors.Is does not see the joined errors")
+	}
+	if Join(nil, nil) != nil {
+		t.Error("Join of nils is not nil")
 	}
 }
