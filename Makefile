@@ -1,5 +1,6 @@
-# cudaenv: `make install` builds and installs the binary; `make test` runs
-# the whole suite (real bash, zsh and fish are used when installed).
+# cudaenv: `make install` builds and installs the binaries; `make test` runs
+# the whole suite (real bash, zsh, fish, Lmod, Environment Modules and a C
+# compiler are used when installed; .ci/run installs them).
 GO ?= go
 
 .PHONY: install build test bench-hook bench-install bench-shim bench-cli bench-modules bench-bundle
@@ -24,10 +25,17 @@ TAGS ?= urfave_cli_no_docs
 FASTSHIM = shims/fastshim/fastshim.c
 FASTSHIM_CFLAGS ?= -O2
 
+# bindir is where go install puts binaries: GOBIN, else the first GOPATH
+# entry's bin. `make -s bindir` prints it (the README runs cudaenv from it).
+BINDIR = $$(d="$$($(GO) env GOBIN)"; [ -n "$$d" ] || d="$$($(GO) env GOPATH | cut -d: -f1)/bin"; echo "$$d")
+
 install:
 	$(GO) install -tags '$(TAGS)' ./cmd/cudaenv ./cmd/cudaenv-shim
-	@bindir="$$($(GO) env GOBIN)"; [ -n "$$bindir" ] || bindir="$$($(GO) env GOPATH | cut -d: -f1)/bin"; \
-	$(MAKE) --no-print-directory fastshim OUT="$$bindir/cudaenv-fastshim"
+	@$(MAKE) --no-print-directory fastshim OUT="$(BINDIR)/cudaenv-fastshim"
+
+.PHONY: bindir
+bindir:
+	@echo "$(BINDIR)"
 
 build:
 	$(GO) build -tags '$(TAGS)' -o bin/ ./cmd/cudaenv ./cmd/cudaenv-shim
