@@ -168,6 +168,12 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 				write(s, filepath.Join(s.proj, ".cuda-version"), "12.6\n")
 				write(s, filepath.Join(s.cwd, "..", ".cuda-version"), "# nothing here\n")
 			}},
+		{name: "a PWD that ends in .., leaving a folder with its own pin", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+				write(s, filepath.Join(s.cwd, "left", ".cuda-version"), "11.8")
+				s.env["PWD"] = s.cwd + "/left/.."
+			}},
 		{name: "arguments with spaces, quotes and $ pass as they are", cmd: "nvcc", fast: true,
 			args:  []string{"-o", "a b", `"q"`, "$HOME", "", "--x='y'"},
 			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4") }},

@@ -155,6 +155,9 @@ type Lookup func(string) (string, bool)
 // not nil, so a broken file is reported once and not at every prompt.
 func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 	w := Watch{Dir: dir}
+	// $PWD as the shell has it (os.Getwd) may end in "..": walking up
+	// from it must not pass through the folder it leaves.
+	dir = filepath.Clean(dir)
 	if v, ok := env(EnvVar); ok {
 		w.EnvSet, w.EnvValue = true, v
 		if strings.TrimSpace(v) != "" {

@@ -318,3 +318,17 @@ func TestToolVersionsFiles(t *testing.T) {
 		}
 	})
 }
+
+// A working directory given as the shell may have it, ending in "..", is
+// the folder it names: the folder it leaves does not select.
+func TestFindWalksUpFromTheFolderAPathWithDotDotNames(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "x", "sub")
+	write(t, filepath.Join(sub, FileName), "13.0\n")
+	global := filepath.Join(root, "cfg", "version")
+	write(t, global, "11.8\n")
+	sel, _, err := Find(sub+"/..", noEnv, global)
+	if err != nil || len(sel.Specs) != 1 || sel.Specs[0].String() != "11.8" || sel.Source.Kind != FromGlobal {
+		t.Errorf("Find(%q) = %+v, %v; want the global 11.8", sub+"/..", sel, err)
+	}
+}
