@@ -54,12 +54,13 @@ static char **g_envp;
 
 static void put_escaped(const char *s)
 {
-	/* Control characters in a path must not reach the terminal. */
+	/* Control characters in a path must not reach the terminal; bytes
+	 * past ASCII (C1 controls, invalid UTF-8) are escaped too, simply. */
 	char buf[4096];
 	size_t n = 0;
 	for (; *s && n < sizeof buf - 8; s++) {
 		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f) {
+		if (c < 0x20 || c >= 0x7f) {
 			n += (size_t)snprintf(buf + n, sizeof buf - n, "\\x%02x", c);
 		} else {
 			buf[n++] = (char)c;
@@ -249,23 +250,40 @@ static size_t key_len(const char *kv)
 	return eq ? (size_t)(eq - kv) : 0;
 }
 
+/* by_key orders KEY=VALUE entries by KEY. */
+static int by_key(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t kx = key_len(x), ky = key_len(y);
+	int c = memcmp(x, y, kx < ky ? kx : ky);
+	return c ? c : (kx > ky) - (kx < ky);
+}
+
 /* check_environ falls back on what cudaenv-shim reads differently from a
  * plain list: entries without a name, and names given twice (it keeps the
- * last). */
+ * last). Sorted, a repeat is a neighbour: a pod's thousands of variables
+ * cost n log n. */
 static void check_environ(void)
 {
-	for (size_t i = 0; g_envp[i]; i++) {
-		size_t ki = key_len(g_envp[i]);
-		if (ki == 0) {
+	size_t n = 0;
+	while (g_envp[n]) {
+		if (key_len(g_envp[n]) == 0) {
 			FALLBACK();
 		}
-		for (size_t j = 0; j < i; j++) {
-			if (g_envp[j][0] == g_envp[i][0] && key_len(g_envp[j]) == ki &&
-			    memcmp(g_envp[j], g_envp[i], ki) == 0) {
-				FALLBACK();
-			}
+		n++;
+	}
+	const char **keys = malloc((n + 1) * sizeof *keys);
+	if (!keys) {
+		FALLBACK();
+	}
+	memcpy(keys, g_envp, n * sizeof *keys);
+	qsort(keys, n, sizeof *keys, by_key);
+	for (size_t i = 1; i < n; i++) {
+		if (by_key(&keys[i - 1], &keys[i]) == 0) {
+			FALLBACK();
 		}
 	}
+	free(keys);
 }
 
 static const char *env_get(const char *key)
@@ -357,64 +375,88 @@ static char *store_dir(const char *var, const char *base, int on_path)
 
 /* ---- reading files ---- */
 
-/* local_fs reports whether a file on device dev is on a file system whose
- * reads cannot hang: one on a block device, or one of the local kinds
- * that have none (read from the kernel's mount table, which never hangs;
- * the file system itself is never asked). A network or FUSE mount goes to
- * cudaenv-shim, which reads with a deadline. */
-static int local_fs(dev_t dev)
+/* read_fd reads fd to its end into buf (of size max + 1), and falls back
+ * on an error or more than max bytes; the text is NUL-terminated. */
+static size_t read_fd(int fd, char *buf, size_t max)
+{
+	size_t n = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, max + 1 - n);
+		if (r < 0 && errno == EINTR) {
+			continue;
+		}
+		if (r < 0) {
+			FALLBACK();
+		}
+		if (r == 0) {
+			break;
+		}
+		n += (size_t)r;
+		if (n > max) {
+			FALLBACK();
+		}
+	}
+	buf[n] = 0;
+	return n;
+}
+
+/* local_fs reports whether the file at path, on device dev, is on a file
+ * system whose reads cannot hang: one on a block device, or one of the
+ * local kinds that have none, as the kernel's mount table says (read
+ * once; it never hangs, and the file system itself is not asked). The
+ * mount is found by its id where the kernel gives one (statx, Linux 5.8),
+ * else by device number, which a btrfs subvolume does not share with its
+ * mount. A network or FUSE mount goes to cudaenv-shim, which reads with a
+ * deadline. */
+static int local_fs(const char *path, dev_t dev)
 {
 	if (major(dev) != 0) {
 		return 1;
 	}
 	static const char *const kinds[] = {"tmpfs", "overlay", "btrfs", "zfs", "ramfs", "ext4", "ext3",
 					    "ext2", "xfs", "f2fs", "bcachefs", "squashfs", "erofs", NULL};
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		return 0;
+	long long id = -1;
+#ifdef STATX_MNT_ID
+	struct statx sx;
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) == 0 && (sx.stx_mask & STATX_MNT_ID)) {
+		id = (long long)sx.stx_mnt_id;
 	}
+#else
+	(void)path;
+#endif
 	static char mi[1 << 20];
-	size_t n = 0;
-	ssize_t r;
-	while (n < sizeof mi - 1 && (r = read(fd, mi + n, sizeof mi - 1 - n)) > 0) {
-		n += (size_t)r;
-	}
-	close(fd);
-	if (n >= sizeof mi - 1) {
-		return 0;
-	}
-	mi[n] = 0;
-	char want[32];
-	snprintf(want, sizeof want, " %u:%u ", major(dev), minor(dev));
-	for (char *line = mi; line && *line;) {
-		char *end = strchr(line, '\n');
-		if (end) {
-			*end = 0;
+	static int have;
+	if (!have) {
+		int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			return 0;
 		}
-		/* "ID PARENT MAJ:MIN ROOT MOUNT OPTS [TAGS...] - FSTYPE SOURCE OPTS" */
-		char *at = strstr(line, want);
-		char *dash = strstr(line, " - ");
-		if (at && dash && at < dash) {
-			/* the third field, exactly */
-			char *p = line;
-			int field = 0;
-			while (p < at) {
-				if (*p++ == ' ') {
-					field++;
+		read_fd(fd, mi, sizeof mi - 1);
+		close(fd);
+		have = 1;
+	}
+	/* "ID PARENT MAJ:MIN ROOT MOUNT OPTS [TAGS...] - FSTYPE SOURCE OPTS" */
+	for (const char *line = mi; *line;) {
+		const char *end = strchr(line, '\n');
+		if (!end) {
+			end = line + strlen(line);
+		}
+		long long lid;
+		unsigned maj, min;
+		int used = 0;
+		const char *dash = strstr(line, " - ");
+		if (dash && dash < end && sscanf(line, "%lld %*d %u:%u %n", &lid, &maj, &min, &used) == 3 && used > 0 &&
+		    (id >= 0 ? lid == id : (maj == major(dev) && min == minor(dev)))) {
+			const char *fs = dash + 3;
+			size_t fl = strcspn(fs, " \n");
+			for (int i = 0; kinds[i]; i++) {
+				if (strlen(kinds[i]) == fl && strncmp(fs, kinds[i], fl) == 0) {
+					return 1;
 				}
 			}
-			if (field == 1) {
-				char *fs = dash + 3;
-				size_t fl = strcspn(fs, " ");
-				for (int i = 0; kinds[i]; i++) {
-					if (strlen(kinds[i]) == fl && strncmp(fs, kinds[i], fl) == 0) {
-						return 1;
-					}
-				}
-				return 0;
-			}
+			return 0;
 		}
-		line = end ? end + 1 : NULL;
+		line = *end ? end + 1 : end;
 	}
 	return 0;
 }
@@ -442,7 +484,7 @@ static enum probe probe(const char *path, struct stat *st)
  * the file lstat saw. */
 static char *read_small(const char *path, const struct stat *seen, size_t max, size_t *len)
 {
-	if (!S_ISREG(seen->st_mode) || (size_t)seen->st_size > max || !local_fs(seen->st_dev)) {
+	if (!S_ISREG(seen->st_mode) || (size_t)seen->st_size > max || !local_fs(path, seen->st_dev)) {
 		FALLBACK();
 	}
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -457,26 +499,8 @@ static char *read_small(const char *path, const struct stat *seen, size_t max, s
 	if (!data) {
 		FALLBACK();
 	}
-	size_t n = 0;
-	for (;;) {
-		ssize_t r = read(fd, data + n, max + 1 - n);
-		if (r < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			FALLBACK();
-		}
-		if (r == 0) {
-			break;
-		}
-		n += (size_t)r;
-		if (n > max) {
-			FALLBACK();
-		}
-	}
+	*len = read_fd(fd, data, max);
 	close(fd);
-	data[n] = 0;
-	*len = n;
 	return data;
 }
 
@@ -496,6 +520,9 @@ static int parse_version(const char *s, size_t len, int max, struct version *v)
 		size_t start = i;
 		long x = 0;
 		while (i < len && s[i] >= '0' && s[i] <= '9') {
+			if (i - start == 9) {
+				return 0; /* a tenth digit: too long, and no overflow */
+			}
 			x = x * 10 + (s[i] - '0');
 			i++;
 		}
@@ -705,7 +732,14 @@ static char *pick_toolkit(const char *cuda_dir, const struct spec *sp, struct ve
 	struct cand cands[256];
 	size_t n = 0;
 	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
+	for (;;) {
+		errno = 0;
+		if ((de = readdir(d)) == NULL) {
+			if (errno != 0) {
+				FALLBACK(); /* cudaenv-shim lists nothing then */
+			}
+			break;
+		}
 		if (de->d_name[0] == '.') {
 			continue; /* ".", "..", and names version.Parse refuses */
 		}
@@ -752,34 +786,14 @@ static char *pick_toolkit(const char *cuda_dir, const struct spec *sp, struct ve
 		struct stat st;
 		/* cudaenv-shim reads receipts without a deadline: the store is
 		 * cudaenv's own, on NFS on clusters. */
-		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (4 << 20)) {
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 			FALLBACK();
 		}
-		/* read to the end, as os.ReadFile does, whatever the size said */
-		const size_t max = 4 << 20;
-		char *data = malloc(max + 2);
-		if (!data) {
-			FALLBACK();
-		}
-		size_t len = 0;
-		for (;;) {
-			ssize_t r = read(fd, data + len, max + 1 - len);
-			if (r < 0 && errno == EINTR) {
-				continue;
-			}
-			if (r < 0) {
-				FALLBACK();
-			}
-			if (r == 0) {
-				break;
-			}
-			len += (size_t)r;
-			if (len > max) {
-				FALLBACK();
-			}
-		}
+		/* read to the end, as os.ReadFile does, whatever the size said; a
+		 * receipt is a few KiB, a larger one is handed on */
+		static char data[256 << 10];
+		size_t len = read_fd(fd, data, sizeof data - 1);
 		close(fd);
-		data[len] = 0;
 		/* activate.load: a receipt the store wrote whole, for files it
 		 * installed (not a link to a tree elsewhere). */
 		size_t a = 0, z = len;
@@ -793,7 +807,6 @@ static char *pick_toolkit(const char *cuda_dir, const struct spec *sp, struct ve
 		    strstr(data, "\"link\"")) {
 			FALLBACK();
 		}
-		free(data);
 		free(receipt);
 		*picked = cands[i].v;
 		return dir;
@@ -975,7 +988,9 @@ int main(int argc, char **argv, char **envp)
 	int err;
 	const char *gs = go_shim(&why, &err);
 	struct stat own, go;
-	if (gs && stat(gs, &go) == 0 && stat("/proc/self/exe", &own) == 0 &&
+	int have_own = stat("/proc/self/exe", &own) == 0;
+	int have_go = gs && stat(gs, &go) == 0;
+	if (have_own && have_go &&
 	    (go.st_mtim.tv_sec > own.st_mtim.tv_sec ||
 	     (go.st_mtim.tv_sec == own.st_mtim.tv_sec && go.st_mtim.tv_nsec > own.st_mtim.tv_nsec))) {
 		FALLBACK();
@@ -1094,8 +1109,9 @@ int main(int argc, char **argv, char **envp)
 	}
 	char *shims = join(root, "shims");
 	char *shim = join(shims, name);
-	if ((stat("/proc/self/exe", &other) == 0 && other.st_dev == cmd_st.st_dev && other.st_ino == cmd_st.st_ino) ||
-	    (stat(shim, &other) == 0 && other.st_dev == cmd_st.st_dev && other.st_ino == cmd_st.st_ino)) {
+#define SAME(a, b) ((a).st_dev == (b).st_dev && (a).st_ino == (b).st_ino)
+	if ((have_own && SAME(own, cmd_st)) || (have_go && SAME(go, cmd_st)) ||
+	    (stat(shim, &other) == 0 && SAME(other, cmd_st))) {
 		FALLBACK(); /* the toolkit's command is a shim: cudaenv-shim refuses it */
 	}
 
@@ -1106,8 +1122,7 @@ int main(int argc, char **argv, char **envp)
 		lib = join(tk, "lib");
 	}
 	char *nvcc = join(bin, "nvcc");
-	int has_nvcc = stat(nvcc, &st) == 0 && !S_ISDIR(st.st_mode);
-	int has_bin = is_dir(bin);
+	int has_nvcc = strcmp(name, "nvcc") == 0 || (stat(nvcc, &st) == 0 && !S_ISDIR(st.st_mode));
 	char active[64];
 	size_t al = 0;
 	for (int i = 0; i < v.n; i++) {
@@ -1117,9 +1132,8 @@ int main(int argc, char **argv, char **envp)
 	struct buf state = {0};
 	b_str(&state, "{\"v\":2,\"lists\":{");
 	json_list(&state, "LD_LIBRARY_PATH", lib, 1);
-	if (has_bin) {
-		json_list(&state, "PATH", bin, 0);
-	}
+	/* bin/NAME is there, so bin is a folder: PATH gains it */
+	json_list(&state, "PATH", bin, 0);
 	b_str(&state, "},\"scalars\":{");
 	int first = 1;
 	if (has_nvcc) {
@@ -1134,7 +1148,7 @@ int main(int argc, char **argv, char **envp)
 	b_str(&state, "\"}");
 
 	const char *old_path = env_get("PATH");
-	char *path = has_bin ? prepended(bin, old_path) : xstrdup(old_path ? old_path : "");
+	char *path = prepended(bin, old_path);
 	path = without_dir(path, shims);
 	char mark[PATH_MAX + 64];
 	snprintf(mark, sizeof mark, "%ld:1:%s", (long)getpid(), cmd);
