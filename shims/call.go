@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
@@ -76,7 +75,7 @@ func (e *LoopError) Unwrap() error { return e.Err }
 // This runs on every shim call: it reads a handful of small files and
 // builds no CLI.
 func Resolve(c Call) (Target, error) {
-	env := parseEnviron(c.Environ, c.GOOS)
+	env := envdiff.ParseEnv(c.Environ, c.GOOS)
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	d, err := dirs.FromEnv(lookup)
 	if err != nil {
@@ -168,7 +167,7 @@ func target(path string, argv []string, env envdiff.Env) Target {
 	if len(argv) > 1 {
 		args = append(args, argv[1:]...)
 	}
-	return Target{Path: path, Args: args, Env: environ(env)}
+	return Target{Path: path, Args: args, Env: env.Pairs()}
 }
 
 // shimFiles tells a shim from a real command: the files this binary and
@@ -198,33 +197,6 @@ func (s *shimFiles) is(fi os.FileInfo) bool {
 		}
 	}
 	return false
-}
-
-// parseEnviron reads KEY=VALUE pairs. Windows names are case-insensitive
-// and its PATH usually arrives as "Path"; it is renamed to PATH, the name
-// cudaenv edits, so the child does not get two.
-func parseEnviron(environ []string, goos string) envdiff.Env {
-	m := make(envdiff.Env, len(environ)+8)
-	for _, kv := range environ {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			continue // Windows' hidden "=C:=C:\dir" entries have an empty name
-		}
-		if goos == "windows" && k != "PATH" && strings.EqualFold(k, "PATH") {
-			k = "PATH"
-		}
-		m[k] = v
-	}
-	return m
-}
-
-func environ(env envdiff.Env) []string {
-	out := make([]string, 0, len(env))
-	for k, v := range env {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // withoutDir removes every entry naming dir from a PATH value.

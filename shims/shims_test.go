@@ -233,7 +233,7 @@ func TestWithoutDir(t *testing.T) {
 }
 
 func TestParseEnvironWindowsPath(t *testing.T) {
-	env := parseEnviron([]string{"Path=C:\\x", "=C:=C:\\", "A=b=c"}, "windows")
+	env := envdiff.ParseEnv([]string{"Path=C:\\x", "=C:=C:\\", "A=b=c"}, "windows")
 	if env["PATH"] != `C:\x` || env["A"] != "b=c" || len(env) != 2 {
 		t.Errorf("parseEnviron = %v", env)
 	}

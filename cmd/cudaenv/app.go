@@ -112,7 +112,7 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 	if isShimCall(args, environ) {
 		return runShim(args, environ, stderr)
 	}
-	e := &env{args: args, vars: hookenv.ParseEnviron(environ, runtime.GOOS), goos: runtime.GOOS, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{args: args, vars: envdiff.ParseEnv(environ, runtime.GOOS), goos: runtime.GOOS, stdin: stdin, stdout: stdout, stderr: stderr}
 	e.dirs, e.dirsErr = dirs.FromEnv(e.lookup)
 	if wd, err := os.Getwd(); err == nil {
 		e.cwd = wd

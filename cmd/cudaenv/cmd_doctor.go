@@ -65,7 +65,7 @@ torch, env.
 func (e *env) host(withCommands bool) detect.Host {
 	h := detect.Host{Env: e.vars, GOOS: e.goos}
 	if withCommands {
-		env := environ(e.vars)
+		env := e.vars.Pairs()
 		h.Run = func(ctx context.Context, name string, args ...string) ([]byte, error) {
 			ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			defer cancel()
@@ -172,7 +172,7 @@ func gpuCheck(ctx context.Context, e *env, h detect.Host, r activate.Resolved, h
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Env = environ(vars)
+		cmd.Env = vars.Pairs()
 		cmd.Dir = dir
 		return cmd.CombinedOutput()
 	}

@@ -79,7 +79,7 @@ rest:
 		for i, a := range cmd {
 			argv[i] = strings.ReplaceAll(a, "{version}", label)
 		}
-		run := each.Run{Label: label, Args: argv, Env: environ(vars), Dir: e.cwd}
+		run := each.Run{Label: label, Args: argv, Env: vars.Pairs(), Dir: e.cwd}
 		if err := execTarget(e, vars, r, argv[0]); err != nil {
 			run.NotFound = errors.New(strings.TrimPrefix(errors.Unwrap(err).Error(), "exec: "))
 		} else if strings.ContainsAny(argv[0], `/\`) {

@@ -2,21 +2,10 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/cudaenv/cudaenv/internal/envdiff"
 )
-
-// environ renders an environment map as KEY=VALUE pairs, sorted.
-func environ(vars envdiff.Env) []string {
-	out := make([]string, 0, len(vars))
-	for k, v := range vars {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // commandPath finds the program exec runs: a path as given, else on the
 // PATH of the environment it will run in.

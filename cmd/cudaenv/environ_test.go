@@ -5,11 +5,10 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
-	"github.com/cudaenv/cudaenv/internal/hookenv"
 )
 
 func TestWindowsPathIsEditedNotReplaced(t *testing.T) {
-	vars := hookenv.ParseEnviron([]string{`Path=C:\Windows;C:\tools`, "OTHER=x"}, "windows")
+	vars := envdiff.ParseEnv([]string{`Path=C:\Windows;C:\tools`, "OTHER=x"}, "windows")
 	if vars["PATH"] != `C:\Windows;C:\tools` {
 		t.Fatalf("PATH = %q", vars["PATH"])
 	}
@@ -19,7 +18,7 @@ func TestWindowsPathIsEditedNotReplaced(t *testing.T) {
 	if got != `C:\cuda\bin;C:\Windows;C:\tools` {
 		t.Errorf("PATH after activation = %q", got)
 	}
-	if unix := hookenv.ParseEnviron([]string{"Path=a", "PATH=b"}, "linux"); unix["Path"] != "a" || unix["PATH"] != "b" {
+	if unix := envdiff.ParseEnv([]string{"Path=a", "PATH=b"}, "linux"); unix["Path"] != "a" || unix["PATH"] != "b" {
 		t.Errorf("linux keys were folded: %v", unix)
 	}
 }

@@ -15,6 +15,6 @@ func execWith(e *env, vars envdiff.Env, cmd []string) error {
 	if err != nil {
 		return err
 	}
-	err = syscall.Exec(path, cmd, environ(vars))
+	err = syscall.Exec(path, cmd, vars.Pairs())
 	return &exitError{code: 126, err: fmt.Errorf("exec: %s: %w", cmd[0], err)}
 }

@@ -17,7 +17,7 @@ func execWith(e *env, vars envdiff.Env, cmd []string) error {
 		return err
 	}
 	c := exec.Command(path, cmd[1:]...)
-	c.Env = environ(vars)
+	c.Env = vars.Pairs()
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := c.Run(); err != nil {
 		var ee *exec.ExitError

@@ -7,7 +7,7 @@ import (
 	"runtime"
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
-	"github.com/cudaenv/cudaenv/internal/hookenv"
+	"github.com/cudaenv/cudaenv/internal/envdiff"
 	"github.com/cudaenv/cudaenv/shims"
 )
 
@@ -24,7 +24,7 @@ func isShimCall(args, environ []string) bool {
 	if !shims.IsShimName(name, runtime.GOOS) {
 		return false
 	}
-	env := hookenv.ParseEnviron(environ, runtime.GOOS)
+	env := envdiff.ParseEnv(environ, runtime.GOOS)
 	d, err := dirs.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if err != nil {
 		return true // shims.Main says what is wrong with the folders

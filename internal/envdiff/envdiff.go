@@ -360,6 +360,36 @@ type Change struct {
 // Env is a copy of an environment that Apply can edit.
 type Env map[string]string
 
+// ParseEnv reads KEY=VALUE pairs (a process's environment); a name given
+// twice keeps the last value. Windows names are case-insensitive and its
+// PATH usually arrives as "Path": it is renamed to PATH, the name cudaenv
+// edits, so a child does not get two. Entries without a name (Windows'
+// hidden "=C:=C:\dir") are dropped.
+func ParseEnv(environ []string, goos string) Env {
+	m := make(Env, len(environ)+8)
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			continue
+		}
+		if goos == "windows" && k != "PATH" && strings.EqualFold(k, "PATH") {
+			k = "PATH"
+		}
+		m[k] = v
+	}
+	return m
+}
+
+// Pairs renders the environment as KEY=VALUE pairs, sorted.
+func (e Env) Pairs() []string {
+	out := make([]string, 0, len(e))
+	for k, v := range e {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Apply takes back prev from env and then applies want. It returns the
 // changes against env, sorted by name (the state variable included), and
 // the state to carry forward. An empty Want simply reverts.

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
@@ -106,7 +105,7 @@ func Main(args, environ []string, goos string, stdout, stderr io.Writer) int {
 		Error(stderr, err)
 		return 2
 	}
-	env := ParseEnviron(environ, goos)
+	env := envdiff.ParseEnv(environ, goos)
 	dir, err := os.Getwd()
 	if err != nil {
 		dir = env["PWD"]
@@ -119,24 +118,6 @@ func Main(args, environ []string, goos string, stdout, stderr io.Writer) int {
 	}
 	Run(in, "")
 	return 0
-}
-
-// ParseEnviron reads KEY=VALUE pairs. Windows names variables without
-// regard to case and reports PATH as "Path"; it is keyed PATH here so that
-// activation edits the user's PATH instead of making a new one.
-func ParseEnviron(environ []string, goos string) envdiff.Env {
-	m := make(envdiff.Env, len(environ))
-	for _, kv := range environ {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			continue
-		}
-		if goos == "windows" && strings.EqualFold(k, "PATH") {
-			k = "PATH"
-		}
-		m[k] = v
-	}
-	return m
 }
 
 // Vars converts changes for the shell renderer.

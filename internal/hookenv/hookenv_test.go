@@ -61,7 +61,7 @@ func TestAnUnwritableStampsFolderMakesTheCheckAlwaysFail(t *testing.T) {
 }
 
 func TestParseEnvironKeysWindowsPathAsPATH(t *testing.T) {
-	if got := ParseEnviron([]string{"Path=a;b", "x=1", "bad"}, "windows"); got["PATH"] != "a;b" || got["x"] != "1" || len(got) != 2 {
+	if got := envdiff.ParseEnv([]string{"Path=a;b", "x=1", "bad"}, "windows"); got["PATH"] != "a;b" || got["x"] != "1" || len(got) != 2 {
 		t.Errorf("got %v", got)
 	}
 }

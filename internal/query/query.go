@@ -255,7 +255,7 @@ func parseEnv(args []string) (EnvOptions, bool) {
 // directory (as $PWD when it cannot be read). The error refuses the
 // folders the environment names (dirs.FromEnv).
 func NewIn(environ []string, goos string, stdout, stderr io.Writer) (*In, error) {
-	in := &In{Vars: hookenv.ParseEnviron(environ, goos), GOOS: goos, Stdout: stdout, Stderr: stderr}
+	in := &In{Vars: envdiff.ParseEnv(environ, goos), GOOS: goos, Stdout: stdout, Stderr: stderr}
 	var err error
 	in.Dirs, err = dirs.FromEnv(in.lookup)
 	if wd, werr := os.Getwd(); werr == nil {
