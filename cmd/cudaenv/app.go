@@ -17,7 +17,6 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
-	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -91,21 +90,6 @@ func (e *env) query() *query.In {
 	return &query.In{Vars: e.vars, Dirs: e.dirs, Cwd: e.cwd, GOOS: e.goos, Stdout: e.stdout, Stderr: e.stderr}
 }
 
-// exitError carries an exit code other than 1, optionally with no message
-// (the command already said what it had to).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return ""
-	}
-	return e.err.Error()
-}
-func (e *exitError) Unwrap() error { return e.err }
-
 // run is main without the process: it returns the exit code.
 func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Called as nvcc, ptxas, …: a shim. Nothing else runs on that path.
@@ -139,24 +123,8 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 }
 
 // report prints an error once, as "cudaenv: …" with control characters
-// escaped (hookenv.Error), and picks the exit code.
-func report(e *env, err error) int {
-	if err == nil {
-		return 0
-	}
-	code := 1
-	var ee *exitError
-	var qe *query.ExitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	} else if errors.As(err, &qe) {
-		code = qe.Code
-	}
-	if err.Error() != "" {
-		hookenv.Error(e.stderr, err)
-	}
-	return code
-}
+// escaped, and picks the exit code (query.Report).
+func report(e *env, err error) int { return query.Report(e.stderr, err) }
 
 func newApp(e *env) *cli.App {
 	app := &cli.App{

@@ -143,7 +143,7 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 		}
 	}
 	if code := rep.ExitCode(); code != 0 {
-		return &exitError{code: code}
+		return &query.ExitError{Code: code}
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/each"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
@@ -110,9 +111,9 @@ rest:
 	}
 	switch {
 	case interrupted:
-		return &exitError{code: 130, err: errors.New("exec --each: interrupted")}
+		return &query.ExitError{Code: 130, Err: errors.New("exec --each: interrupted")}
 	case failed > 0:
-		return &exitError{code: 1, err: fmt.Errorf("exec --each: %d of %d runs failed", failed, len(results))}
+		return &query.ExitError{Code: 1, Err: fmt.Errorf("exec --each: %d of %d runs failed", failed, len(results))}
 	}
 	return nil
 }

@@ -114,5 +114,5 @@ func execTarget(e *env, vars envdiff.Env, r activate.Resolved, name string) erro
 			msg = "exec: " + err.Error()
 		}
 	}
-	return &exitError{code: 127, err: errors.New(msg)}
+	return &query.ExitError{Code: 127, Err: errors.New(msg)}
 }

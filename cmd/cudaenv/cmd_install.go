@@ -20,6 +20,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/install"
+	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/internal/version"
 )
@@ -190,7 +191,7 @@ func withInstaller(e *env, c *cli.Context, quiet bool, run func(context.Context,
 	defer stop()
 	err = run(ctx, in)
 	if err != nil && ctx.Err() != nil {
-		return &exitError{code: 130, err: err}
+		return &query.ExitError{Code: 130, Err: err}
 	}
 	return systemWriteErr(e, err, c.Bool("system"))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/query"
 )
 
 // commandPath finds the program exec runs: a path as given, else on the
@@ -16,5 +17,5 @@ func commandPath(e *env, vars envdiff.Env, name string) (string, error) {
 	if p, err := lookPath(name, vars["PATH"], e.goos); err == nil {
 		return p, nil
 	}
-	return "", &exitError{code: 127, err: fmt.Errorf("exec: %s: command not found", name)}
+	return "", &query.ExitError{Code: 127, Err: fmt.Errorf("exec: %s: command not found", name)}
 }

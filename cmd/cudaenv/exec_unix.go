@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/query"
 )
 
 // execWith replaces this process with cmd, run in the given environment.
@@ -16,5 +17,5 @@ func execWith(e *env, vars envdiff.Env, cmd []string) error {
 		return err
 	}
 	err = syscall.Exec(path, cmd, vars.Pairs())
-	return &exitError{code: 126, err: fmt.Errorf("exec: %s: %w", cmd[0], err)}
+	return &query.ExitError{Code: 126, Err: fmt.Errorf("exec: %s: %w", cmd[0], err)}
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/query"
 )
 
 // execWith runs cmd as a child (Windows has no exec) and passes on its
@@ -22,9 +23,9 @@ func execWith(e *env, vars envdiff.Env, cmd []string) error {
 	if err := c.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return &exitError{code: ee.ExitCode()}
+			return &query.ExitError{Code: ee.ExitCode()}
 		}
-		return &exitError{code: 126, err: fmt.Errorf("exec: %s: %w", cmd[0], err)}
+		return &query.ExitError{Code: 126, Err: fmt.Errorf("exec: %s: %w", cmd[0], err)}
 	}
 	return nil
 }
