@@ -164,8 +164,8 @@ func (in *Installer) Export(ctx context.Context, req ExportRequest, w io.Writer)
 func (in *Installer) platforms(keys []string) ([]string, error) {
 	var out []string
 	for _, p := range keys {
-		if !platformKey().MatchString(p) {
-			return nil, fmt.Errorf("%q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", p)
+		if err := checkPlatform(p); err != nil {
+			return nil, err
 		}
 		if !slices.Contains(out, p) {
 			out = append(out, p)
@@ -182,17 +182,13 @@ func (in *Installer) platforms(keys []string) ([]string, error) {
 }
 
 func checkSourceProfile(source, profile string) (string, string, error) {
-	if source == "" {
-		source = "nvidia"
+	source, err := checkSource(source)
+	if err != nil {
+		return "", "", err
 	}
-	if !slices.Contains(Sources, source) {
-		return "", "", fmt.Errorf("unknown source %q; use one of: %s", source, strings.Join(Sources, ", "))
-	}
-	if profile == "" {
-		profile = "default"
-	}
-	if !slices.Contains(fetch.Profiles, profile) {
-		return "", "", fmt.Errorf("unknown profile %q; use one of: %s", profile, strings.Join(fetch.Profiles, ", "))
+	profile, err = checkProfile(profile)
+	if err != nil {
+		return "", "", err
 	}
 	return source, profile, nil
 }
@@ -252,8 +248,8 @@ func (in *Installer) Import(ctx context.Context, r io.Reader, req ImportRequest)
 		if platform, err = fetch.HostPlatform(in.opts.GOOS, in.opts.GOARCH); err != nil {
 			return nil, err
 		}
-	} else if !platformKey().MatchString(platform) {
-		return nil, fmt.Errorf("bundle import: %q is not an NVIDIA platform key", platform)
+	} else if err := checkPlatform(platform); err != nil {
+		return nil, fmt.Errorf("bundle import: %w", err)
 	}
 	br, err := bundle.Open(r)
 	if err != nil {

@@ -241,9 +241,41 @@ type Request struct {
 	Locked bool
 }
 
+// checkSource is source, "" meaning nvidia, when it is one of Sources.
+func checkSource(source string) (string, error) {
+	if source == "" {
+		source = "nvidia"
+	}
+	if !slices.Contains(Sources, source) {
+		return "", fmt.Errorf("unknown source %q; use one of: %s", source, strings.Join(Sources, ", "))
+	}
+	return source, nil
+}
+
+// checkProfile is profile, "" meaning default, when it is one of
+// fetch.Profiles.
+func checkProfile(profile string) (string, error) {
+	if profile == "" {
+		profile = "default"
+	}
+	if !slices.Contains(fetch.Profiles, profile) {
+		return "", fmt.Errorf("unknown profile %q; use one of: %s", profile, strings.Join(fetch.Profiles, ", "))
+	}
+	return profile, nil
+}
+
 // platformKey is the shape of NVIDIA's platform keys; the list itself
 // grows with new releases, so only the shape is checked here.
 var platformKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(linux|windows)-[a-z0-9_]+$`) })
+
+// checkPlatform refuses a platform key that does not have the shape of
+// NVIDIA's.
+func checkPlatform(p string) error {
+	if !platformKey().MatchString(p) {
+		return fmt.Errorf("%q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", p)
+	}
+	return nil
+}
 
 // Install installs what the request asks for. With no Args and no For,
 // in a directory whose .cuda-version has a .cuda-version.lock beside it,
@@ -254,17 +286,16 @@ var platformKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // and carried out before the next is planned. Results are also reported,
 // one by one, as they are reached.
 func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error) {
-	source := req.Source
-	if source == "" {
-		source = "nvidia"
-	}
-	if !slices.Contains(Sources, source) {
-		return nil, fmt.Errorf("install: unknown source %q; use one of: %s", source, strings.Join(Sources, ", "))
+	source, err := checkSource(req.Source)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
 	}
 	req.Source = source
 	platform := req.Platform
-	if platform != "" && !platformKey().MatchString(platform) {
-		return nil, fmt.Errorf("install: %q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", platform)
+	if platform != "" {
+		if err := checkPlatform(platform); err != nil {
+			return nil, fmt.Errorf("install: %w", err)
+		}
 	}
 	if platform == "" {
 		var err error
@@ -298,12 +329,9 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	if err != nil {
 		return nil, err
 	}
-	profile := req.Profile
-	if profile == "" {
-		profile = "default"
-	}
-	if !slices.Contains(fetch.Profiles, profile) {
-		return nil, fmt.Errorf("install: unknown profile %q; use one of: %s", profile, strings.Join(fetch.Profiles, ", "))
+	profile, err := checkProfile(req.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
 	}
 
 	st := in.opts.Store

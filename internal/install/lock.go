@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
@@ -154,8 +153,8 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 	}
 	set := map[string]bool{host: true}
 	for _, p := range o.platforms {
-		if !platformKey().MatchString(p) {
-			return nil, fmt.Errorf("lock: %q is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64", p)
+		if err := checkPlatform(p); err != nil {
+			return nil, fmt.Errorf("lock: %w", err)
 		}
 		set[p] = true
 	}
@@ -173,8 +172,10 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 		return nil, fmt.Errorf("lock: more than %d platforms", lockfile.MaxPlatforms)
 	}
 	for _, src := range []string{o.source, o.defaultSource} {
-		if src != "" && !slices.Contains(Sources, src) {
-			return nil, fmt.Errorf("lock: unknown source %q; use one of: %s", src, strings.Join(Sources, ", "))
+		if src != "" {
+			if _, err := checkSource(src); err != nil {
+				return nil, fmt.Errorf("lock: %w", err)
+			}
 		}
 	}
 
@@ -189,8 +190,10 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 	default:
 		lk.Profile = "default"
 	}
-	if lk.Profile != "" && !slices.Contains(fetch.Profiles, lk.Profile) {
-		return nil, fmt.Errorf("lock: unknown profile %q; use one of: %s", lk.Profile, strings.Join(fetch.Profiles, ", "))
+	if lk.Profile != "" {
+		if _, err := checkProfile(lk.Profile); err != nil {
+			return nil, fmt.Errorf("lock: %w", err)
+		}
 	}
 
 	var oldCUDA, oldCudnn *lockfile.Product

@@ -32,14 +32,11 @@ func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix ver
 	if tool == version.Cudnn {
 		p, kind = fetch.CUDNN, store.Cudnn
 	}
-	if source == "" {
-		source = "nvidia"
-	}
-	if !slices.Contains(Sources, source) {
-		return nil, fmt.Errorf("ls-remote: unknown source %q; use one of: %s", source, strings.Join(Sources, ", "))
+	source, err := checkSource(source)
+	if err != nil {
+		return nil, fmt.Errorf("ls-remote: %w", err)
 	}
 	var all []Remote
-	var err error
 	switch source {
 	case "pypi":
 		all, err = in.pypiReleases(ctx, p)
