@@ -137,7 +137,7 @@ func Resolve(c Call) (Target, error) {
 func stepAside(c Call, env envdiff.Env, shim *shimFiles, dirOK func(string) bool) (Target, bool) {
 	env = envdiff.Result(env, activate.Changes(env, envdiff.Want{}, c.GOOS))
 	env["PATH"] = withoutDir(env["PATH"], shim.dir, c.GOOS)
-	path := findOnPath(c.Name, env["PATH"], c.GOOS, dirOK, shim.is)
+	path := FindOnPath(c.Name, env["PATH"], c.GOOS, dirOK, shim.is)
 	if path == "" {
 		return Target{}, false
 	}
@@ -227,11 +227,11 @@ func samePath(a, b, goos string) bool {
 	return a == b
 }
 
-// findOnPath finds an executable called name on a PATH value: in the
+// FindOnPath finds an executable called name on a PATH value: in the
 // entries for which dirOK holds (all when nil), and not a file for which
 // skip holds. On Windows a name without an extension is tried with each of
 // .exe, .bat and .cmd.
-func findOnPath(name, path, goos string, dirOK func(string) bool, skip func(os.FileInfo) bool) string {
+func FindOnPath(name, path, goos string, dirOK func(string) bool, skip func(os.FileInfo) bool) string {
 	for _, dir := range strings.Split(path, activate.ListSep(goos)) {
 		if dir == "" || (dirOK != nil && !dirOK(dir)) {
 			continue

@@ -165,7 +165,7 @@ type Report struct {
 func Wanted(names []string, st *store.Store, userPath, goos string) (shim, skip []string) {
 	outside := outsideStore(st.Dirs, goos)
 	for _, n := range names {
-		if Known(n, goos) || findOnPath(n, userPath, goos, outside, nil) == "" {
+		if Known(n, goos) || FindOnPath(n, userPath, goos, outside, nil) == "" {
 			shim = append(shim, n)
 		} else {
 			skip = append(skip, n)

@@ -18,6 +18,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/dirs"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
 	"github.com/cudaenv/cudaenv/internal/query"
+	"github.com/cudaenv/cudaenv/shims"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -324,28 +325,8 @@ func selfPath(e *env) string {
 
 // lookPath finds name on a PATH given as a value, not the process's own.
 func lookPath(name, path, goos string) (string, error) {
-	sep := ":"
-	var exts []string
-	if goos == "windows" {
-		sep = ";"
-		exts = []string{".exe", ".bat", ".cmd"}
-	}
-	for _, dir := range strings.Split(path, sep) {
-		if dir == "" {
-			continue
-		}
-		cand := filepath.Join(dir, name)
-		if goos == "windows" && filepath.Ext(name) == "" {
-			for _, x := range exts {
-				if isExecutable(cand+x, goos) {
-					return cand + x, nil
-				}
-			}
-			continue
-		}
-		if isExecutable(cand, goos) {
-			return cand, nil
-		}
+	if p := shims.FindOnPath(name, path, goos, nil, nil); p != "" {
+		return p, nil
 	}
 	return "", exec.ErrNotFound
 }
