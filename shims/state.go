@@ -1,7 +1,8 @@
 package shims
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -70,7 +71,7 @@ func encodeState(s envdiff.State) string {
 	if len(s.Lists) > 0 {
 		field("lists")
 		b = append(b, '{')
-		for i, k := range sortedKeys(s.Lists) {
+		for i, k := range slices.Sorted(maps.Keys(s.Lists)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -99,7 +100,7 @@ func encodeState(s envdiff.State) string {
 	if len(s.Scalars) > 0 {
 		field("scalars")
 		b = append(b, '{')
-		for i, k := range sortedKeys(s.Scalars) {
+		for i, k := range slices.Sorted(maps.Keys(s.Scalars)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -121,15 +122,6 @@ func encodeState(s envdiff.State) string {
 	}
 	b = append(b, '}')
 	return string(b)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 const hexDigits = "0123456789abcdef"

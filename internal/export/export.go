@@ -6,18 +6,10 @@ package export
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
-
-func sorted(vars map[string]string) []string {
-	keys := make([]string, 0, len(vars))
-	for k := range vars {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // GitHubEnv is the text to append to $GITHUB_ENV. Every variable uses the
 // multi-line form (NAME<<DELIM … DELIM), which reads back any value; the
@@ -25,7 +17,7 @@ func sorted(vars map[string]string) []string {
 // deterministic so the output is byte-stable.
 func GitHubEnv(vars map[string]string) string {
 	var b strings.Builder
-	for _, k := range sorted(vars) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		v := vars[k]
 		delim := "CUDAENV_EOF"
 		for i := 1; strings.Contains(v, delim); i++ {
@@ -55,7 +47,7 @@ func GitHubPath(dirs []string) string {
 // would keep the quotes, and python-dotenv still expands a "${" in it.
 func Dotenv(vars map[string]string) (text string, needQuotes []string) {
 	var b strings.Builder
-	for _, k := range sorted(vars) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		v := vars[k]
 		if bareSafe(v) {
 			fmt.Fprintf(&b, "%s=%s\n", k, v)

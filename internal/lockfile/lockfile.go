@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -200,7 +201,7 @@ func (l *Lock) Validate() error {
 		if err := p.validate(); err != nil {
 			return fmt.Errorf("[%s]: %w", p.Spec.Tool, err)
 		}
-		have := keys(p.Platforms)
+		have := slices.Sorted(maps.Keys(p.Platforms))
 		if plats == nil {
 			plats = have
 		} else if !slices.Equal(plats, have) {
@@ -305,15 +306,6 @@ func (f File) validate() error {
 	return nil
 }
 
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // header is the comment every lock starts with.
 const header = "# .cuda-version.lock: the exact CUDA and cuDNN archives `cudaenv install` installs here.\n" +
 	"# Written by `cudaenv lock` (newer releases: `cudaenv lock --upgrade`); commit it, do not edit it.\n"
@@ -347,7 +339,7 @@ func Encode(l *Lock) ([]byte, error) {
 			fmt.Fprintf(&b, "cuda-major = %d\n", p.CUDAMajor)
 		}
 		fmt.Fprintf(&b, "source = %q\n", p.Source)
-		for _, plat := range keys(p.Platforms) {
+		for _, plat := range slices.Sorted(maps.Keys(p.Platforms)) {
 			fmt.Fprintf(&b, "\n[%s.%s]\n", t, plat)
 			for _, f := range p.Platforms[plat] {
 				fmt.Fprintf(&b, "%s = { version = %q, file = %q, size = %d, sha256 = %q }\n", f.Component, f.Version, f.Name, f.Size, f.SHA256)
@@ -624,7 +616,7 @@ func (d *decoder) fileLine(component string, s *scanner) error {
 		return fmt.Errorf("%s: %w", component, err)
 	}
 	want := []string{"file", "sha256", "size", "version"}
-	if got := keys(fields); !slices.Equal(got, want) {
+	if got := slices.Sorted(maps.Keys(fields)); !slices.Equal(got, want) {
 		return fmt.Errorf("%s: has keys %s; a file line has exactly version, file, size and sha256", component, strings.Join(got, ", "))
 	}
 	for k, v := range fields {

@@ -7,7 +7,8 @@ package modulefile
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,21 +67,12 @@ func Render(m Module, f Format) []byte {
 	return renderLua(m)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // prepends lists each (variable, entry) in the order modules must apply
 // them: prepend_path puts its argument first, so the entry activation
 // wants first is prepended last.
 func prepends(w envdiff.Want) [][2]string {
 	var out [][2]string
-	for _, name := range sortedKeys(w.Prepend) {
+	for _, name := range slices.Sorted(maps.Keys(w.Prepend)) {
 		entries := w.Prepend[name]
 		for i := len(entries) - 1; i >= 0; i-- {
 			out = append(out, [2]string{name, entries[i]})
@@ -105,7 +97,7 @@ func renderLua(m Module) []byte {
 	for _, p := range prepends(m.Env) {
 		fmt.Fprintf(&b, "prepend_path(%s, %s)\n", luaQuote(p[0]), luaQuote(p[1]))
 	}
-	for _, k := range sortedKeys(m.Env.Set) {
+	for _, k := range slices.Sorted(maps.Keys(m.Env.Set)) {
 		fmt.Fprintf(&b, "pushenv(%s, %s)\n", luaQuote(k), luaQuote(m.Env.Set[k]))
 	}
 	return []byte(b.String())
@@ -127,7 +119,7 @@ func renderTcl(m Module) []byte {
 	for _, p := range prepends(m.Env) {
 		fmt.Fprintf(&b, "prepend-path %s %s\n", tclQuote(p[0]), tclQuote(p[1]))
 	}
-	for _, k := range sortedKeys(m.Env.Set) {
+	for _, k := range slices.Sorted(maps.Keys(m.Env.Set)) {
 		fmt.Fprintf(&b, "pushenv %s %s\n", tclQuote(k), tclQuote(m.Env.Set[k]))
 	}
 	return []byte(b.String())

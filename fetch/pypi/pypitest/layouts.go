@@ -3,6 +3,7 @@ package pypitest
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
@@ -211,7 +212,7 @@ func wheelEntries(project, component, version string, cudaMajor int, platTag str
 				markers[root+top+"/__init__.py"] = true
 			}
 		}
-		for _, m := range sortedKeys(markers) {
+		for _, m := range slices.Sorted(maps.Keys(markers)) {
 			out = append(out, file{name: m, mode: 0o644})
 		}
 	}
@@ -251,19 +252,4 @@ func platformTag(platform string, cudaMajor int) string {
 		return "manylinux2014_" + arch + ".manylinux_2_17_" + arch
 	}
 	return "manylinux2014_" + arch
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		// Parents first, like a real wheel's listing.
-		if c := strings.Count(a, "/") - strings.Count(b, "/"); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-	return keys
 }
