@@ -511,9 +511,12 @@ func (c *Client) manifest(ctx context.Context, p Product, version string) (*Mani
 	name := "redistrib_" + version + ".json"
 	u := c.ProductURL(p) + name
 	var data []byte
+	foreign := false // a cached copy another user wrote, not believed
 	if c.CacheDir != "" {
 		cp := c.manifestPath(p, version)
-		if st, err := os.Lstat(cp); err == nil && trustedOwner(st) {
+		st, err := os.Lstat(cp)
+		foreign = err == nil && !trustedOwner(st)
+		if err == nil && !foreign {
 			age := c.now().Sub(st.ModTime())
 			if c.Offline || (age >= 0 && age < IndexTTL) {
 				if d, err := readCacheFile(cp); err == nil {
@@ -524,6 +527,9 @@ func (c *Client) manifest(ctx context.Context, p Product, version string) (*Mani
 	}
 	fromCache := data != nil
 	if data == nil {
+		if c.Offline && foreign {
+			return nil, fmt.Errorf("%w: the cached %s %s manifest was written by another user and is not believed; run without --offline", ErrOffline, p, version)
+		}
 		if c.Offline {
 			return nil, fmt.Errorf("%w: %s %s manifest is not in the cache; run without --offline", ErrOffline, p, version)
 		}

@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -67,6 +68,9 @@ func (in *Installer) installLocked(ctx context.Context, req Request, versionFile
 		lk = nl
 	}
 
+	if err := in.checkLockedWheels(ctx, lk, platform, name); err != nil {
+		return nil, err
+	}
 	in.opts.Store.CleanStaging()
 	var results []Result
 	for _, p := range lk.Products() {
@@ -116,7 +120,12 @@ func (in *Installer) planLocked(lk *lockfile.Lock, lp *lockfile.Product, platfor
 	for _, f := range lp.Platforms[platform] {
 		a := fetch.Artifact{Component: f.Component, Version: f.Version, Platform: platform, RelativePath: f.Name, SHA256: f.SHA256, Size: f.Size}
 		if lp.Source == "pypi" {
-			a.Unpack, a.License = unpackWheel, "NVIDIA (see the wheel's license)"
+			// checkLockedWheels has checked the name against the project.
+			wn, err := pypi.ParseWheelName(f.Name)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", lockName, f.Component, err)
+			}
+			a.Name, a.Unpack, a.License = wn.Project, unpackWheelAs(wn.Project, wn.Version), "NVIDIA (see the wheel's license)"
 		}
 		if f.Component == "cudnn" {
 			cudnnVer = f.Version
@@ -186,109 +195,128 @@ func notAsLocked(have store.Entry, arts []fetch.Artifact) []string {
 	return out
 }
 
-// locate makes a locked plan's artifacts ready to fetch. Archives in the
-// download cache must be the locked ones: a cached file with another
-// sha256 fails the install (something changed the cache). The others are
-// found on the configured mirror or index by sha256, so a lock written
-// from NVIDIA's server installs from any mirror serving the same files,
-// and the lock never names a URL. A file the source now lists under the
-// same name with another sha256 fails before anything is downloaded;
-// every download is verified against the lock's sha256 by fetch.
+// locate makes a locked plan's artifacts ready to fetch. Every locked
+// sha256, for an archive in the download cache as much as for one to
+// download, must be listed for its component and platform by a source
+// this user trusts: NVIDIA's manifest (fetched now, or cached by this
+// user or root) or the index's page of the component's project (fetched
+// now; offline, this user's record of it). The lock comes from a cloned
+// repository and the cache may be shared, so neither alone decides what
+// is installed. Files are found by sha256, so a lock written from NVIDIA's
+// server installs from any mirror serving the same files, and the lock
+// never names a URL. A file the source lists under the same name with
+// another sha256 fails before anything is downloaded; an archive in the
+// cache with other contents fails with both hashes; every download is
+// verified against the lock's sha256 by fetch.
 func (in *Installer) locate(ctx context.Context, p fetch.Product, lp *lockfile.Product, arts []fetch.Artifact) ([]fetch.Artifact, error) {
 	arts = slices.Clone(arts)
-	cached, err := in.checkCache(arts)
-	if err != nil {
-		return nil, err
-	}
-	var need []int
-	for i := range arts {
-		if !cached[i] {
-			need = append(need, i)
-		}
-	}
-	if len(need) == 0 || in.client.Offline {
-		// Offline: fetch names every archive the cache lacks.
-		return arts, nil
-	}
+	var err error
 	if lp.Source == "pypi" {
-		return arts, in.locateWheels(ctx, arts, need)
+		err = in.locateWheels(ctx, arts)
+	} else {
+		err = in.locateArchives(ctx, p, lp, arts)
 	}
-	m, err := in.client.Manifest(ctx, p, lp.Release)
 	if err != nil {
 		return nil, err
 	}
-	bySHA := map[string]*fetch.Artifact{}
-	byName := map[string]*fetch.Artifact{}
-	for _, id := range m.ComponentIDs() {
-		for _, pe := range m.Components[id].Platforms {
-			all := []*fetch.Artifact{pe.Artifact}
-			for _, a := range pe.Variants {
-				all = append(all, a)
-			}
-			for _, a := range all {
-				if a == nil || a.URL == "" {
-					continue
-				}
-				if _, dup := bySHA[a.SHA256]; !dup {
-					bySHA[a.SHA256] = a
-				}
-				byName[id+"\x00"+path.Base(a.RelativePath)] = a
-			}
-		}
-	}
-	where := fetch.Redact(in.client.ProductURL(p)) + "redistrib_" + lp.Release + ".json"
-	for _, i := range need {
-		a := &arts[i]
-		if m := bySHA[a.SHA256]; m != nil {
-			a.URL, a.Name, a.License, a.Variant = m.URL, m.Name, m.License, m.Variant
-			continue
-		}
-		if m := byName[a.Component+"\x00"+a.RelativePath]; m != nil {
-			return nil, &MismatchError{Component: a.Component, File: a.RelativePath, Want: a.SHA256, Got: m.SHA256, Where: "the mirror lists",
-				Hint: "the file changed since it was locked (" + where + "); use a mirror that serves the locked files, or accept the new ones with cudaenv lock --upgrade"}
-		}
-		return nil, fmt.Errorf("%s (%s): no file with the locked sha256 %s in %s; use a mirror that serves the locked files, or run cudaenv lock --upgrade", a.Component, a.RelativePath, a.SHA256, where)
+	if _, err := in.checkCache(arts); err != nil {
+		return nil, err
 	}
 	return arts, nil
 }
 
-// locateWheels finds locked wheels on the index: by sha256, else by file
-// name (an index that gives no sha256 is fine: the lock's is checked).
-func (in *Installer) locateWheels(ctx context.Context, arts []fetch.Artifact, need []int) error {
+// locateArchives finds each locked archive in NVIDIA's manifest of the
+// release, under its component and platform.
+func (in *Installer) locateArchives(ctx context.Context, p fetch.Product, lp *lockfile.Product, arts []fetch.Artifact) error {
+	m, err := in.client.Manifest(ctx, p, lp.Release)
+	if err != nil {
+		if errors.Is(err, fetch.ErrOffline) {
+			return fmt.Errorf("%w (the locked sha256, of cached archives too, are believed only as NVIDIA's manifest lists them)", err)
+		}
+		return err
+	}
+	where := fetch.Redact(in.client.ProductURL(p)) + "redistrib_" + lp.Release + ".json"
+	for i := range arts {
+		a := &arts[i]
+		var listed []*fetch.Artifact
+		if c := m.Components[a.Component]; c != nil {
+			if pe := c.Platforms[a.Platform]; pe != nil {
+				listed = append(listed, pe.Artifact)
+				for k, v := range pe.Variants {
+					// A cuDNN build is listed per CUDA major (cuda12).
+					if lp.CUDAMajor == 0 || k == fmt.Sprintf("cuda%d", lp.CUDAMajor) {
+						listed = append(listed, v)
+					}
+				}
+			}
+		}
+		var same, byName *fetch.Artifact
+		for _, l := range listed {
+			switch {
+			case l == nil || l.URL == "":
+			case l.SHA256 == a.SHA256:
+				same = l
+			case path.Base(l.RelativePath) == a.RelativePath:
+				byName = l
+			}
+		}
+		switch {
+		case same != nil:
+			a.URL, a.Name, a.License, a.Variant = same.URL, same.Name, same.License, same.Variant
+		case byName != nil:
+			return &MismatchError{Component: a.Component, File: a.RelativePath, Want: a.SHA256, Got: byName.SHA256, Where: "the mirror lists",
+				Hint: "the file changed since it was locked (" + where + "); use a mirror that serves the locked files, or accept the new ones with cudaenv lock --upgrade"}
+		default:
+			return fmt.Errorf("%s (%s): no file with the locked sha256 %s in %s for %s on %s; use a mirror that serves the locked files, or run cudaenv lock --upgrade", a.Component, a.RelativePath, a.SHA256, where, a.Component, a.Platform)
+		}
+	}
+	return nil
+}
+
+// locateWheels finds each locked wheel on the index page of the project
+// planLocked derived for its component (a.Name), by sha256. Offline, the
+// record of an earlier look at that page stands in for it. A page that
+// lists the wheel without a sha256 cannot vouch for the lock's.
+func (in *Installer) locateWheels(ctx context.Context, arts []fetch.Artifact) error {
 	idx, err := in.pypiIndex()
 	if err != nil {
 		return err
 	}
+	if in.client.Offline {
+		return in.recalledWheels(idx.URL(), arts)
+	}
 	pages := map[string]*pypi.Page{}
-	for _, i := range need {
+	for i := range arts {
 		a := &arts[i]
-		wn, err := pypi.ParseWheelName(a.RelativePath)
-		if err != nil {
-			return fmt.Errorf("%s: %w", a.Component, err)
-		}
-		page := pages[wn.Project]
+		project := a.Name
+		page := pages[project]
 		if page == nil {
-			if page, err = idx.Project(ctx, wn.Project); err != nil {
+			if page, err = idx.Project(ctx, project); err != nil {
 				return fmt.Errorf("%s: %w", a.Component, err)
 			}
-			pages[wn.Project] = page
+			pages[project] = page
 		}
-		var byName *pypi.File
-		found := false
+		var same, byName *pypi.File
 		for j := range page.Files {
 			f := &page.Files[j]
-			if f.SHA256 == a.SHA256 {
-				a.URL, a.Name, found = f.URL, wn.Project, true
-				break
-			}
-			if f.Filename == a.RelativePath {
+			switch {
+			case f.SHA256 == a.SHA256 && f.SHA256 != "":
+				if wn, err := pypi.ParseWheelName(f.Filename); err == nil && wn.Project == pypi.NormalizeProject(project) {
+					same = f
+				}
+			case f.Filename == a.RelativePath:
 				byName = f
+			}
+			if same != nil {
+				break
 			}
 		}
 		switch {
-		case found:
+		case same != nil:
+			a.URL = same.URL
+			in.rememberWheel(idx.URL(), project, a.RelativePath, a.SHA256)
 		case byName != nil && byName.SHA256 == "":
-			a.URL, a.Name = byName.URL, wn.Project
+			return fmt.Errorf("%s (%s): %s lists the wheel without a sha256, so the lock's %s cannot be checked; use an index that gives sha256 (PEP 691 hashes or PEP 503 #sha256= links)", a.Component, a.RelativePath, page.URL, a.SHA256)
 		case byName != nil:
 			return &MismatchError{Component: a.Component, File: a.RelativePath, Want: a.SHA256, Got: byName.SHA256, Where: "the index lists",
 				Hint: "the wheel changed since it was locked (" + page.URL + "); use an index that serves the locked wheels, or accept the new ones with cudaenv lock --upgrade"}

@@ -46,7 +46,9 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		for _, sk := range res.Skipped {
 			in.event(SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
 		}
-		return wheelArtifacts(res.Artifacts), nil
+		arts := wheelArtifacts(res.Artifacts)
+		in.rememberWheels(idx.URL(), arts)
+		return arts, nil
 	}
 
 	if p == fetch.CUDNN {
@@ -107,6 +109,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		in.event(SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
 	}
 	pl.Artifacts = wheelArtifacts(res.Artifacts)
+	in.rememberWheels(idx.URL(), pl.Artifacts)
 	if len(pl.Artifacts) == 0 {
 		return nil, fmt.Errorf("install %s --source pypi: the index has none of its wheels for %s", rel.Version, t.Platform)
 	}
@@ -303,11 +306,16 @@ func releaseFromManifest(m *fetch.Manifest) pypi.Release {
 func wheelArtifacts(ws []pypi.Artifact) []fetch.Artifact {
 	out := make([]fetch.Artifact, len(ws))
 	for i, w := range ws {
+		// The file's own version: a post-release (12.4.127.post1) of w.Version.
+		fileVersion := w.Version
+		if wn, err := pypi.ParseWheelName(w.Filename); err == nil {
+			fileVersion = wn.Version
+		}
 		out[i] = fetch.Artifact{
 			Component: w.Component, Name: w.Project, Version: w.Version, Platform: w.Platform,
 			RelativePath: w.RelativePath, SHA256: w.SHA256, Size: w.Size, URL: w.URL,
 			License: "NVIDIA (see the wheel's license)",
-			Unpack:  unpackWheel,
+			Unpack:  unpackWheelAs(w.Project, fileVersion),
 		}
 	}
 	return out

@@ -1,0 +1,157 @@
+package pypi
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// NotTheWheelError is a wheel file name, from a lock, that is not a wheel
+// of the project cudaenv derives for the component: a lock that could
+// name any project would install anyone's upload as nvcc.
+type NotTheWheelError struct {
+	Component string
+	File      string
+	Project   string // the project the component's wheel comes from
+	Why       string // "", or what else is wrong (version, platform)
+}
+
+func (e *NotTheWheelError) Error() string {
+	msg := fmt.Sprintf("%s: file %s is not a wheel of %s", e.Component, e.File, e.Project)
+	if e.Why != "" {
+		msg += " (" + e.Why + ")"
+	}
+	return msg
+}
+
+// CheckLockedWheel checks a wheel file name a lock lists for a component,
+// before anything is fetched: it must be a wheel of the project that the
+// component and the CUDA major map to (Project), of the locked version or
+// a post-release of it (NVIDIA's re-uploads), for the platform. It returns
+// that project.
+func CheckLockedWheel(component string, cudaMajor int, version, platform, filename string) (string, error) {
+	project, err := Project(component, cudaMajor)
+	if err != nil {
+		return "", err
+	}
+	bad := func(why string) error {
+		return &NotTheWheelError{Component: component, File: filename, Project: project, Why: why}
+	}
+	if !wheelFilename().MatchString(filename) {
+		return "", bad("")
+	}
+	w, err := ParseWheelName(filename)
+	if err != nil || w.Project != NormalizeProject(project) {
+		return "", bad("")
+	}
+	if !SameVersion(w.Version, version) && !isPostOf(w.Version, version) {
+		return "", bad(fmt.Sprintf("its version is %s, the lock's %s", w.Version, version))
+	}
+	fits := false
+	for _, tag := range w.Platforms {
+		fits = fits || platformRank(platform, tag) > 0
+	}
+	if !fits {
+		return "", bad("not built for " + platform)
+	}
+	return project, nil
+}
+
+// maxMetadata bounds the METADATA file read from a wheel; NVIDIA's are a
+// few KiB.
+const maxMetadata = 1 << 20
+
+// ExtractPlannedWheel is ExtractWheelContext for a wheel planned as
+// project==version: its *.dist-info/METADATA must exist once and name that
+// project (PEP 503 normalized) and version (PEP 440), or nothing is
+// extracted. The file name and the index only say what a wheel claims to
+// be; its metadata is what pip would install it as.
+func ExtractPlannedWheel(ctx context.Context, r io.ReaderAt, size int64, dest, project, version string) error {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return fmt.Errorf("open wheel: %w", err)
+	}
+	name, ver, err := wheelMetadata(zr)
+	if err != nil {
+		return fmt.Errorf("wheel of %s %s: %w", project, version, err)
+	}
+	if NormalizeProject(name) != NormalizeProject(project) || !SameVersion(ver, version) {
+		return fmt.Errorf("wheel of %s %s: its METADATA says it is %s %s; refusing it", project, version, quoteMeta(name), quoteMeta(ver))
+	}
+	return ExtractWheelContext(ctx, r, size, dest)
+}
+
+// wheelMetadata reads Name and Version from the one *.dist-info/METADATA
+// at the top of a wheel.
+func wheelMetadata(zr *zip.Reader) (name, version string, err error) {
+	var meta *zip.File
+	for _, f := range zr.File {
+		dir, base, ok := strings.Cut(f.Name, "/")
+		if !ok || base != "METADATA" || !strings.HasSuffix(dir, ".dist-info") {
+			continue
+		}
+		if meta != nil {
+			return "", "", fmt.Errorf("more than one .dist-info/METADATA")
+		}
+		meta = f
+	}
+	if meta == nil {
+		return "", "", fmt.Errorf("no .dist-info/METADATA")
+	}
+	if meta.UncompressedSize64 > maxMetadata {
+		return "", "", fmt.Errorf("its METADATA is larger than %d bytes", maxMetadata)
+	}
+	rc, err := meta.Open()
+	if err != nil {
+		return "", "", fmt.Errorf("read METADATA: %w", err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, maxMetadata+1))
+	if err != nil {
+		return "", "", fmt.Errorf("read METADATA: %w", err)
+	}
+	// Core metadata is RFC 822 headers; the body after the first blank
+	// line is the description, whose lines could look like headers.
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), maxMetadata)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" {
+			break
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch strings.ToLower(k) {
+		case "name":
+			if name != "" {
+				return "", "", fmt.Errorf("its METADATA has two Name fields")
+			}
+			name = v
+		case "version":
+			if version != "" {
+				return "", "", fmt.Errorf("its METADATA has two Version fields")
+			}
+			version = v
+		}
+	}
+	if name == "" || version == "" {
+		return "", "", fmt.Errorf("its METADATA has no Name or no Version")
+	}
+	return name, version, nil
+}
+
+// quoteMeta shows a METADATA value in an error: quoted, cut short, so a
+// hostile wheel cannot write to the terminal.
+func quoteMeta(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}

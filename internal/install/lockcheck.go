@@ -1,0 +1,104 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/cudaenv/cudaenv/fetch/pypi"
+	"github.com/cudaenv/cudaenv/internal/lockfile"
+	"github.com/cudaenv/cudaenv/internal/version"
+)
+
+// checkLockedWheels refuses, before anything is downloaded, a PyPI lock
+// whose wheels are not the ones a --source pypi install of its release
+// would plan: each file must be a wheel of the project its component and
+// CUDA major map to, and, where cudaenv's table knows the release, of the
+// version the table gives that component. The lock comes from a cloned
+// repository; without this its file name alone would choose the project,
+// and anyone's upload could be installed as nvcc.
+func (in *Installer) checkLockedWheels(ctx context.Context, lk *lockfile.Lock, platform, lockName string) error {
+	var known []pypi.Release
+	for _, lp := range lk.Products() {
+		if lp.Source != "pypi" {
+			continue
+		}
+		major, want, err := in.lockedWheelVersions(ctx, lp, &known)
+		if err != nil {
+			return fmt.Errorf("%s: %w", lockName, err)
+		}
+		for _, f := range lp.Platforms[platform] {
+			if _, err := pypi.CheckLockedWheel(f.Component, major, f.Version, platform, f.Name); err != nil {
+				return fmt.Errorf("%s: %w; delete it and run cudaenv lock to write it again", lockName, err)
+			}
+			if want == nil {
+				continue
+			}
+			v, ok := want[f.Component]
+			switch {
+			case !ok:
+				return fmt.Errorf("%s: %s: no wheel of it belongs to %s %s; delete it and run cudaenv lock to write it again", lockName, f.Component, productName(lp), lp.Release)
+			case !pypi.SameVersion(v, f.Version):
+				return fmt.Errorf("%s: %s: version %s is not the one of %s %s (%s); delete it and run cudaenv lock to write it again", lockName, f.Component, f.Version, productName(lp), lp.Release, v)
+			}
+		}
+	}
+	return nil
+}
+
+// lockedWheelVersions is the CUDA major of a PyPI product's wheels and,
+// when cudaenv's table knows its release, the version of each component
+// in it (nil when it does not: a release the index had that the table
+// lacks, whose wheels are then held to their project and version only).
+func (in *Installer) lockedWheelVersions(ctx context.Context, lp *lockfile.Product, known *[]pypi.Release) (int, map[string]string, error) {
+	if lp.Tool() == version.Cudnn {
+		for _, r := range pypi.CatalogCudnnReleases() {
+			if r.Version != lp.Release && r.CudnnVersion != lp.Release {
+				continue
+			}
+			return lp.CUDAMajor, map[string]string{"cudnn": r.CudnnVersion}, nil
+		}
+		return lp.CUDAMajor, nil, nil
+	}
+	rel, err := version.Parse(lp.Release)
+	if err != nil {
+		return 0, nil, fmt.Errorf("release %q: %w", lp.Release, err)
+	}
+	if *known == nil {
+		*known = in.knownReleases(ctx)
+	}
+	for _, r := range *known {
+		if r.Version != lp.Release {
+			continue
+		}
+		want := map[string]string{}
+		for _, c := range r.Components {
+			want[c.ID] = c.Version
+		}
+		// The cuda_cccl ⇄ cccl rename: either id names the one wheel.
+		for _, pair := range [][2]string{{"cuda_cccl", "cccl"}, {"cccl", "cuda_cccl"}} {
+			if v, ok := want[pair[0]]; ok {
+				if _, ok := want[pair[1]]; !ok {
+					want[pair[1]] = v
+				}
+			}
+		}
+		return rel.Major(), want, nil
+	}
+	return rel.Major(), nil, nil
+}
+
+// unpackWheelAs unpacks a wheel planned as project==version, refusing
+// one whose METADATA says it is something else.
+func unpackWheelAs(project, version string) func(context.Context, *os.File, int64, string) error {
+	return func(ctx context.Context, f *os.File, size int64, dest string) error {
+		return pypi.ExtractPlannedWheel(ctx, f, size, dest, project, version)
+	}
+}
+
+func productName(lp *lockfile.Product) string {
+	if lp.Tool() == version.Cudnn {
+		return "cuDNN"
+	}
+	return "CUDA"
+}
