@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -441,6 +442,78 @@ func TestActionInstallsTheLockAndExportsIt(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("GITHUB_ENV = %v, want CUDA_HOME=%s", fileVars(t, g.envFile), tk)
+		}
+	})
+
+	// A cache restored through restore-keys was saved by a run for another
+	// lock (another branch's): there, an archive was planted and the
+	// cached manifest made to list it, and the lock here names it. The
+	// install step keeps the archives but not the manifests, so the lock
+	// is checked against what the mirror lists now.
+	t.Run("a cache restored for another lock vouches for nothing", func(t *testing.T) {
+		lockPath := filepath.Join(proj, ".cuda-version.lock")
+		good, err := os.ReadFile(lockPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.WriteFile(lockPath, good, 0o644)
+		// The setup step's environment only, not what the export step added.
+		envs, _ := os.ReadFile(g.envFile)
+		defer os.WriteFile(g.envFile, envs, 0o644)
+		os.WriteFile(g.envFile, []byte("CUDAENV_CACHE_DIR="+cacheDir+"\n"), 0o644)
+		un := exec.Command(bin, "uninstall", "12.4.1", "--force")
+		un.Env = append(append([]string{}, g.base...), "CUDAENV_CACHE_DIR="+cacheDir, "PATH="+os.Getenv("PATH"))
+		if out, err := un.CombinedOutput(); err != nil {
+			t.Fatalf("uninstall: %v\n%s", err, out)
+		}
+		planted := []byte("#!/bin/sh\necho pwned\n")
+		sum := sha256.Sum256(planted)
+		evil := hex.EncodeToString(sum[:])
+		if err := os.WriteFile(filepath.Join(cacheDir, "archives", evil), planted, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		nvcc := regexp.MustCompile(`(?m)^cuda_nvcc = .*size = ([0-9]+), sha256 = "([0-9a-f]{64})" \}$`).FindSubmatch(good)
+		if nvcc == nil {
+			t.Fatalf("no cuda_nvcc line in\n%s", good)
+		}
+		hostile := bytes.Replace(good, []byte(fmt.Sprintf("size = %s, sha256 = \"%s\"", nvcc[1], nvcc[2])), []byte(fmt.Sprintf("size = %d, sha256 = \"%s\"", len(planted), evil)), 1)
+		// The other run cached the manifest (as cudaenv lock does here), and
+		// made it list the planted archive.
+		relock := exec.Command(bin, "lock")
+		relock.Dir, relock.Env = proj, append(append([]string{}, g.base...), "CUDAENV_CACHE_DIR="+cacheDir, "CUDAENV_MIRROR="+mirror.URL(), "PATH="+os.Getenv("PATH"))
+		if out, err := relock.CombinedOutput(); err != nil {
+			t.Fatalf("cudaenv lock: %v\n%s", err, out)
+		}
+		manifests, _ := filepath.Glob(filepath.Join(cacheDir, "manifests", "*", "cuda", "redistrib_12.4.1.json"))
+		if len(manifests) == 0 {
+			t.Fatal("no cached manifest to tamper with")
+		}
+		for _, m := range manifests {
+			data, _ := os.ReadFile(m)
+			if err := os.WriteFile(m, bytes.ReplaceAll(data, nvcc[2], []byte(evil)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(lockPath, hostile, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		g.outputs["cache"] = map[string]string{"cache-hit": "false"}
+		defer delete(g.outputs, "cache")
+		out, ok := g.step("Install CUDA from the lock")
+		if ok || !strings.Contains(out, "cuda_nvcc (cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz): sha256 mismatch: the lock has "+evil+", the mirror lists "+string(nvcc[2])) {
+			t.Fatalf("install step (ok %v):\n%s", ok, out)
+		}
+		if _, err := os.Stat(filepath.Join(dirs["root"], "cuda", "12.4.1")); err == nil {
+			t.Error("installed from the planted archive")
+		}
+		if data, err := os.ReadFile(filepath.Join(cacheDir, "archives", evil)); err != nil || !bytes.Equal(data, planted) {
+			t.Errorf("the restored archive changed: %v", err)
+		}
+		// The lock as written installs from the same cache, its archives
+		// checked against the manifest fetched now.
+		os.WriteFile(lockPath, good, 0o644)
+		if out, ok := g.step("Install CUDA from the lock"); !ok || !strings.Contains(out, "installed CUDA 12.4.1 (3 components)") {
+			t.Fatalf("install step (ok %v):\n%s", ok, out)
 		}
 	})
 }
