@@ -449,3 +449,69 @@ func fileExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }
+
+// TestALockedCuDNNWheelIsTheOneForItsCUDAMajor: the cuDNN wheel of a PyPI
+// lock is nvidia-cudnn-cu<major> for the lock's CUDA major, at the
+// version cudaenv's table gives the release.
+func TestALockedCuDNNWheelIsTheOneForItsCUDAMajor(t *testing.T) {
+	w := newWorld(t)
+	ix := pypitest.New(t)
+	dir := project(t, "13.0 cudnn@9")
+	w.opts.PyPIIndex = ix.URL()
+	if _, err := w.installer(t).Lock(context.Background(), LockRequest{Here: Here{Dir: dir}, Source: "pypi", Profile: "minimal"}); err != nil {
+		t.Fatal(err)
+	}
+	lk, good := readLockFile(t, dir)
+	cudnn := fileOf(lk, lk.Cudnn, "linux-x86_64", "cudnn")
+	if lk.Cudnn.Source != "pypi" || lk.Cudnn.CUDAMajor != 13 || !strings.HasPrefix(cudnn.Name, "nvidia_cudnn_cu13-") {
+		t.Fatalf("lock = %+v, %+v", lk.Cudnn, cudnn)
+	}
+	var cu12 pypitest.Wheel
+	for _, wh := range ix.Wheels("nvidia-cudnn-cu12") {
+		if wh.Platform == "linux-x86_64" && wh.Version == cudnn.Version {
+			cu12 = wh
+		}
+	}
+	if cu12.Filename == "" {
+		t.Fatal("the test index has no CUDA 12 build of " + cudnn.Version)
+	}
+	tests := []struct {
+		name string
+		edit func(*lockfile.File)
+		want string
+	}{
+		{"the build for another CUDA major", func(f *lockfile.File) {
+			f.Name, f.SHA256, f.Size = cu12.Filename, cu12.SHA256, int64(len(cu12.Data))
+		}, lockfile.FileName + ": cudnn: file " + cu12.Filename + " is not a wheel of nvidia-cudnn-cu13"},
+		{"a version the release does not have", func(f *lockfile.File) {
+			f.Version = "9.0.0.312"
+			f.Name = strings.Replace(f.Name, "-"+cudnn.Version+"-", "-9.0.0.312-", 1)
+		}, "cudnn: version 9.0.0.312 is not the one of cuDNN " + lk.Cudnn.Release + " (" + cudnn.Version + ")"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lk, _ := readLockFile(t, dir)
+			editLock(t, dir, lk, "linux-x86_64", "cudnn", tt.edit)
+			defer writeFile(t, filepath.Join(dir, lockfile.FileName), string(good))
+			fin, st, cache := w.fresh(t)
+			_, err := fin.Install(context.Background(), Request{Here: Here{Dir: dir}, Locked: true})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			// Refused before the CUDA product was installed too.
+			if ents, _ := st.List(store.CUDA); len(ents) != 0 {
+				t.Errorf("the store has %v", ents)
+			}
+			if files := cacheFiles(t, filepath.Join(cache, "archives")); len(files) != 0 {
+				t.Errorf("the cache holds %v", files)
+			}
+		})
+	}
+	fin, st, _ := w.fresh(t)
+	if _, err := fin.Install(context.Background(), Request{Here: Here{Dir: dir}, Locked: true}); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := st.List(store.Cudnn); len(ents) != 1 {
+		t.Errorf("cuDNN entries %v", ents)
+	}
+}
