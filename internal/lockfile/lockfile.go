@@ -24,7 +24,10 @@
 // ids and platform keys of a fixed shape, file names without path
 // separators, sha256 as 64 hex digits, sizes in range, no unknown keys.
 // It never names a path or a URL: where a file is fetched from is the
-// configured mirror's or index's business, matched by sha256.
+// configured mirror's or index's business, matched by sha256. Nor does it
+// decide what is trusted: install takes a wheel's project from the
+// component and CUDA major, never from the file name, and believes a
+// sha256 only as a manifest or index page lists it for that component.
 package lockfile
 
 import (
