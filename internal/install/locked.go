@@ -236,6 +236,11 @@ func (in *Installer) locateArchives(ctx context.Context, p fetch.Product, lp *lo
 		return err
 	}
 	where := fetch.Redact(in.client.ProductURL(p)) + "redistrib_" + lp.Release + ".json"
+	if m.Version != lp.Release {
+		// Another release's manifest under this one's name (renamed in a
+		// shared cache) would vouch for its archives as this release's.
+		return fmt.Errorf("%s says it is release %s, not %s; run cudaenv cache prune and install again", where, m.Version, lp.Release)
+	}
 	for i := range arts {
 		a := &arts[i]
 		var listed []*fetch.Artifact

@@ -347,6 +347,27 @@ func TestACachedArchiveIsBelievedOnlyAsATrustedManifestLists(t *testing.T) {
 			t.Error("no bin/nvcc")
 		}
 	})
+	t.Run("offline, with another release's manifest under this one's name", func(t *testing.T) {
+		ms, _ := filepath.Glob(filepath.Join(cache, "manifests", "*", "cuda", "redistrib_12.4.1.json"))
+		if len(ms) != 1 {
+			t.Fatalf("cached manifests %v", ms)
+		}
+		keep, _ := os.ReadFile(ms[0])
+		defer os.WriteFile(ms[0], keep, 0o600)
+		other, err := w.mirror.Manifest("cuda", "13.0.0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, ms[0], string(other))
+		fin, st, _ := w.fresh(t, func(o *Options) { o.CacheDir, o.Offline = cache, true })
+		_, err = fin.Install(context.Background(), Request{Here: Here{Dir: dir}, Locked: true})
+		if err == nil || !strings.Contains(err.Error(), "/cuda/redist/redistrib_12.4.1.json says it is release 13.0.0, not 12.4.1; run cudaenv cache prune and install again") {
+			t.Fatalf("err = %v", err)
+		}
+		if _, ok := st.Get(store.CUDA, "12.4.1"); ok {
+			t.Error("installed")
+		}
+	})
 	t.Run("offline, with a manifest another user cached", func(t *testing.T) {
 		uid := nobody(t)
 		chownAll(t, filepath.Join(cache, "manifests"), uid)
@@ -429,6 +450,27 @@ func TestACachedWheelIsBelievedOnlyAsATrustedIndexPageLists(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+	t.Run("offline, with this user's record of nvcc renamed to the planted sha256", func(t *testing.T) {
+		rec, _ := filepath.Glob(filepath.Join(cache, "index", "pypi-*", "wheels", nvcc.SHA256+".json"))
+		if len(rec) != 1 {
+			t.Fatalf("records %v", rec)
+		}
+		moved := filepath.Join(filepath.Dir(rec[0]), fakeSum+".json")
+		data, _ := os.ReadFile(rec[0])
+		writeFile(t, moved, string(data))
+		defer os.Remove(moved)
+		lk, _ := readLockFile(t, dir)
+		editLock(t, dir, lk, "linux-x86_64", "cuda_nvcc", func(f *lockfile.File) { f.SHA256, f.Size = fakeSum, int64(len(fake)) })
+		defer writeFile(t, filepath.Join(dir, lockfile.FileName), string(good))
+		fin, st, _ := w.fresh(t, func(o *Options) { o.CacheDir, o.Offline = cache, true })
+		_, err := fin.Install(context.Background(), Request{Here: Here{Dir: dir}, Locked: true})
+		if err == nil || !strings.Contains(err.Error(), "the record of that sha256 names another wheel") {
+			t.Fatalf("err = %v", err)
+		}
+		if _, ok := st.Get(store.CUDA, "13.0.3"); ok {
+			t.Error("installed")
+		}
+	})
 	t.Run("offline, with a record of that sha256 for another wheel", func(t *testing.T) {
 		rec, err := filepath.Glob(filepath.Join(cache, "index", "pypi-*", "wheels", nvcc.SHA256+".json"))
 		if err != nil || len(rec) != 1 {
@@ -436,7 +478,7 @@ func TestACachedWheelIsBelievedOnlyAsATrustedIndexPageLists(t *testing.T) {
 		}
 		data, _ := os.ReadFile(rec[0])
 		defer writeFile(t, rec[0], string(data))
-		writeFile(t, rec[0], `{"project":"totally-legit-pkg","file":"`+nvcc.Name+`"}`)
+		writeFile(t, rec[0], `{"project":"totally-legit-pkg","file":"`+nvcc.Name+`","sha256":"`+nvcc.SHA256+`"}`)
 		fin, _, _ := w.fresh(t, func(o *Options) { o.CacheDir, o.Offline = cache, true })
 		_, err = fin.Install(context.Background(), Request{Here: Here{Dir: dir}, Locked: true})
 		if err == nil || !strings.Contains(err.Error(), "the record of that sha256 names another wheel") {

@@ -23,6 +23,9 @@ import (
 type wheelRecord struct {
 	Project string `json:"project"`
 	File    string `json:"file"`
+	// SHA256 repeats the file's name, so that a record renamed by whoever
+	// owns a shared cache's folder vouches for nothing.
+	SHA256 string `json:"sha256"`
 }
 
 // wheelRecordPath is the record of a sha256 for an index, inside the cache.
@@ -37,7 +40,7 @@ func (in *Installer) rememberWheel(indexURL, project, file, sum string) {
 	if in.opts.CacheDir == "" || len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" {
 		return
 	}
-	data, err := json.Marshal(wheelRecord{Project: pypi.NormalizeProject(project), File: file})
+	data, err := json.Marshal(wheelRecord{Project: pypi.NormalizeProject(project), File: file, SHA256: sum})
 	if err != nil {
 		return
 	}
@@ -65,7 +68,7 @@ func (in *Installer) recalledWheels(indexURL string, arts []fetch.Artifact) erro
 			case errors.Is(err, fs.ErrNotExist):
 			case err != nil:
 				how = "its record cannot be read: " + err.Error()
-			case json.Unmarshal(data, &r) != nil || r.Project != pypi.NormalizeProject(a.Name) || r.File != a.RelativePath:
+			case json.Unmarshal(data, &r) != nil || r.Project != pypi.NormalizeProject(a.Name) || r.File != a.RelativePath || r.SHA256 != a.SHA256:
 				how = "the record of that sha256 names another wheel"
 			default:
 				continue
