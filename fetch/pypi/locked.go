@@ -61,6 +61,24 @@ func CheckLockedWheel(component string, cudaMajor int, version, platform, filena
 	return project, nil
 }
 
+// WheelFor reports whether filename is a wheel of project (any spelling
+// of it) built for platform.
+func WheelFor(filename, project, platform string) bool {
+	if !wheelFilename().MatchString(filename) {
+		return false
+	}
+	w, err := ParseWheelName(filename)
+	if err != nil || w.Project != NormalizeProject(project) {
+		return false
+	}
+	for _, tag := range w.Platforms {
+		if platformRank(platform, tag) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // maxMetadata bounds the METADATA file read from a wheel; NVIDIA's are a
 // few KiB.
 const maxMetadata = 1 << 20

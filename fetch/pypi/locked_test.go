@@ -100,3 +100,22 @@ func TestExtractPlannedWheelChecksItsMetadata(t *testing.T) {
 		})
 	}
 }
+
+func TestWheelForNamesTheProjectAndPlatform(t *testing.T) {
+	tests := []struct {
+		name, file, project, platform string
+		want                          bool
+	}{
+		{"the project's wheel for the platform", "nvidia_cuda_nvcc-13.0.88-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl", "nvidia-cuda-nvcc", "linux-x86_64", true},
+		{"the project's wheel for another platform", "nvidia_cuda_nvcc-13.0.88-py3-none-win_amd64.whl", "nvidia-cuda-nvcc", "linux-x86_64", false},
+		{"another project's wheel", "totally_legit_pkg-13.0.88-py3-none-manylinux2014_x86_64.whl", "nvidia-cuda-nvcc", "linux-x86_64", false},
+		{"not a wheel", "nvidia_cuda_nvcc-13.0.88.tar.gz", "nvidia-cuda-nvcc", "linux-x86_64", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := WheelFor(tt.file, tt.project, tt.platform); got != tt.want {
+				t.Errorf("WheelFor(%s) = %v", tt.file, got)
+			}
+		})
+	}
+}

@@ -306,7 +306,8 @@ func (in *Installer) locateWheels(ctx context.Context, arts []fetch.Artifact) er
 			f := &page.Files[j]
 			switch {
 			case f.SHA256 == a.SHA256 && f.SHA256 != "":
-				if wn, err := pypi.ParseWheelName(f.Filename); err == nil && wn.Project == pypi.NormalizeProject(project) {
+				// The same bytes, listed as this project's wheel for the platform.
+				if f.Filename == a.RelativePath || pypi.WheelFor(f.Filename, project, a.Platform) {
 					same = f
 				}
 			case f.Filename == a.RelativePath:
