@@ -56,6 +56,16 @@ func List(in *In, args []string, asJSON bool) error {
 			rows = append(rows, describe(ent, active))
 		}
 	}
+	// Space that interrupted installs and uninstalls hold is not any
+	// version's, yet it is the user's disk: say so rather than hide it.
+	if left := st.Leftovers(); len(left) > 0 {
+		var n int64
+		for _, l := range left {
+			n += l.Bytes
+		}
+		fmt.Fprintf(in.Stderr, "cudaenv: %s held by %s that an interrupted install or uninstall left (%s); the next install or uninstall frees it\n",
+			HumanBytes(n), Plural(len(left), "folder"), termsafe.Escape(left[0].Path))
+	}
 	if asJSON {
 		if rows == nil {
 			rows = []listed{}
