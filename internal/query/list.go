@@ -32,6 +32,7 @@ type listed struct {
 	Active        bool    `json:"active"`
 	ActiveBy      string  `json:"active_by,omitempty"`
 	Broken        *string `json:"broken,omitempty"`
+	Damaged       *string `json:"damaged,omitempty"` // installed, but not whole: see store.Entry.Damage
 }
 
 // List lists installed and linked versions (args: none) with their
@@ -130,6 +131,9 @@ func (r listed) details() string {
 	if r.Broken != nil {
 		parts = append(parts, "(broken: "+*r.Broken+")")
 	}
+	if r.Damaged != nil {
+		parts = append(parts, "(damaged: "+*r.Damaged+"; reinstall it with --force)")
+	}
 	if r.Active {
 		parts = append(parts, "(set by "+r.ActiveBy+")")
 	}
@@ -185,10 +189,16 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 		}
 		r.SizeBytes = &size
 	}
+	damage := ent.Damage()
+	if damage != nil {
+		msg := damage.Error()
+		r.Damaged = &msg
+	}
 	if ent.Kind == store.CUDA && ent.Err == nil {
 		// The receipt says for what cudaenv installed; a linked tree (or a
-		// receipt from before the flag) is looked at.
-		r.LibrariesOnly = ent.Receipt.LibrariesOnly || !hasCompiler(ent.Path)
+		// receipt from before the flag) is looked at. A damaged tree's
+		// missing nvcc is damage, not a kind of install.
+		r.LibrariesOnly = ent.Receipt.LibrariesOnly || (damage == nil && !hasCompiler(ent.Path))
 	}
 	if ent.Err != nil {
 		msg := ent.Err.Error()
