@@ -147,4 +147,3 @@ func load(c candidate) (*store.Entry, bool) {
 	}
 	return &store.Entry{Kind: c.k, Name: c.name, Version: c.v, CUDAMajor: c.major, Dir: c.dir, Path: c.dir, System: c.system}, true
 }
-
