@@ -261,8 +261,13 @@ func (s *Store) load(k Kind, name string, v version.Version, major int) (Entry, 
 		if derr := json.Unmarshal(data, &e.Receipt); derr != nil {
 			e.receiptErr = derr
 		}
-		if e.Receipt.Source == "link" { // spelt with escapes: not a link to them
-			e.Receipt.Source = ""
+		if e.Receipt.Source == "link" {
+			// Spelt with escapes, which the store never writes: its
+			// readers take the files to be here, not at Target.
+			e.Receipt.Source, e.Receipt.Target = "", ""
+			if e.receiptErr == nil {
+				e.receiptErr = errors.New(`its source is "link" spelt with escapes, which cudaenv never writes`)
+			}
 		}
 		return e, true
 	}
