@@ -84,6 +84,8 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		if !c.Offline {
 			// Best effort: a read-only cache holding every archive still works.
 			_ = markCache(c.CacheDir)
+		} else {
+			sweepOnce(c.CacheDir) // what killed bundle imports left
 		}
 		archiveDir = filepath.Join(c.CacheDir, "archives")
 		if err := os.MkdirAll(archiveDir, 0o755); err != nil {

@@ -57,9 +57,11 @@ func NewImportDir(dir string) (path string, done func(), err error) {
 		return "", nil, localize(err, inCache)
 	}
 	return path, func() {
-		os.RemoveAll(path) // still holding the lock: no sweeper takes it meanwhile
+		// Unlocked first (Windows deletes no open file): a sweeper that
+		// then takes the folder only helps delete it.
 		unlockFile(f)
 		f.Close()
+		os.RemoveAll(path)
 	}, nil
 }
 
