@@ -22,7 +22,9 @@ type Leftover struct {
 
 // Leftovers lists what interrupted installs and uninstalls left in this
 // store's kind folders, with the size of each, so that list can say what
-// space is held. It walks only those trees (none, normally).
+// space is held. It walks only those trees (none, normally), and leaves
+// out those of an entry whose install is running (holds its lock). It
+// writes nothing.
 func (s *Store) Leftovers() []Leftover {
 	var out []Leftover
 	for _, k := range []Kind{CUDA, Cudnn} {
@@ -34,7 +36,7 @@ func (s *Store) Leftovers() []Leftover {
 				continue
 			}
 			for _, prefix := range []string{stagePrefix, asidePrefix, trashPrefix} {
-				if name, ok := leftoverName(n, prefix); ok {
+				if name, ok := leftoverName(n, prefix); ok && !s.busy(k, name) {
 					p := filepath.Join(dir, n)
 					out = append(out, Leftover{Kind: k, Name: name, Path: p, Bytes: rootfs.Size(p), Trash: prefix == trashPrefix})
 					break
@@ -50,4 +52,19 @@ func (s *Store) Leftovers() []Leftover {
 func ParseName(k Kind, name string) (v version.Version, cudaMajor int, ok bool) {
 	v, cudaMajor, err := parseName(k, name)
 	return v, cudaMajor, err == nil
+}
+
+// busy reports whether a running cudaenv holds an entry's lock. It opens
+// the lock file read-only and creates nothing, for read-only commands.
+func (s *Store) busy(k Kind, name string) bool {
+	f, err := os.Open(s.lockPath(k, name))
+	if err != nil {
+		return false // no lock file: no install ever took it
+	}
+	defer f.Close()
+	if !tryLockFile(f) {
+		return true
+	}
+	unlockFile(f)
+	return false
 }
