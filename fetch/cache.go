@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
@@ -34,7 +35,8 @@ const markerText = "Signature: 8a477f597d28d172789f06886806bc55\n" +
 	"# For information about cache directory tags see https://bford.info/cachedir/\n"
 
 // adoptable are the entries an unmarked folder may hold and still be taken
-// as cudaenv's: its own folders, and the hook's stamps.
+// as cudaenv's: its own folders, and the hook's stamps (and bundle
+// imports' folders, see ImportPrefix).
 var adoptable = append([]string{"stamps"}, cacheFolders...)
 
 // markCache creates the cache folder if needed and marks it as cudaenv's
@@ -42,6 +44,7 @@ var adoptable = append([]string{"stamps"}, cacheFolders...)
 // folders in it (a cache made before the marker existed). A folder with
 // anything else in it (~/.cache, a project) is used but never marked.
 func markCache(dir string) error {
+	sweepOnce(dir) // what killed bundle imports left
 	if hasMarker(dir) {
 		return nil
 	}
@@ -64,7 +67,7 @@ func onlyOurs(dir string) bool {
 		return false
 	}
 	for _, de := range des {
-		if !de.IsDir() || !slices.Contains(adoptable, de.Name()) {
+		if !de.IsDir() || (!slices.Contains(adoptable, de.Name()) && !strings.HasPrefix(de.Name(), ImportPrefix)) {
 			return false
 		}
 	}
@@ -84,7 +87,8 @@ func hasMarker(dir string) bool {
 }
 
 // PruneCache removes the cached archives, manifests and release indexes
-// in dir (a Client.CacheDir) and returns the paths it removed. Nothing
+// in dir (a Client.CacheDir), and the folders killed bundle imports left,
+// and returns the paths it removed. Nothing
 // else in dir is touched, and dir must carry cudaenv's marker or hold
 // nothing but cudaenv's own folders (as a cache made before the marker
 // does): the folder may be named by a setting (CUDAENV_CACHE_DIR=~/.cache,
@@ -104,7 +108,7 @@ func PruneCache(dir string) ([]string, error) {
 	if !hasMarker(dir) && !onlyOurs(dir) {
 		return nil, fmt.Errorf("%s does not carry cudaenv's cache marker (%s), so it may hold other programs' files; nothing removed. Point CUDAENV_CACHE_DIR at a folder of cudaenv's own, or remove its index, manifests and archives folders yourself", dir, CacheMarker)
 	}
-	var removed []string
+	removed := pruneImports(dir)
 	for _, name := range cacheFolders {
 		p := filepath.Join(dir, name)
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
@@ -203,10 +207,10 @@ func lockArchive(ctx context.Context, dir, sha string, notice func()) (unlock fu
 }
 
 // CacheUsage is the bytes of the files in dir's cudaenv folders (the
-// archives, manifests and release indexes that PruneCache removes).
-// Links are not followed.
+// archives, manifests and release indexes that PruneCache removes, and
+// bundle imports' folders). Links are not followed.
 func CacheUsage(dir string) int64 {
-	var n int64
+	n := importUsage(dir)
 	for _, sub := range cacheFolders {
 		n += rootfs.Size(filepath.Join(dir, sub))
 	}

@@ -117,6 +117,13 @@ func (c *Client) download(ctx context.Context, a *Artifact, dir string, prog Pro
 			err = fmt.Errorf("transfer ended at %d of %d bytes", d.off, a.Size)
 		}
 		if ctx.Err() != nil {
+			if isNoSpace(context.Cause(ctx)) {
+				// Another download of this run filled the disk: a part
+				// kept for a resume would keep it full for the rerun.
+				f.Close()
+				f = nil
+				os.Remove(part)
+			}
 			return "", ctx.Err()
 		}
 		var se *statusError

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"os"
+	"strings"
 	"sync/atomic"
 )
 
@@ -18,3 +19,20 @@ func FailCacheWrites(n int64, err error) (restore func()) {
 	}
 	return func() { cacheWrite = (*os.File).Write }
 }
+
+// FailCacheWritesOf makes writes to the cache file whose name holds sha
+// fail with err, once wait has returned (the test's moment: other
+// downloads under way); the returned function restores them.
+func FailCacheWritesOf(sha string, wait func(), err error) (restore func()) {
+	cacheWrite = func(f *os.File, b []byte) (int, error) {
+		if strings.Contains(f.Name(), sha) {
+			wait()
+			return 0, &os.PathError{Op: "write", Path: f.Name(), Err: err}
+		}
+		return f.Write(b)
+	}
+	return func() { cacheWrite = (*os.File).Write }
+}
+
+// SizeText is sizeText, for tests that check a message.
+var SizeText = sizeText

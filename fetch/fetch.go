@@ -84,6 +84,8 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		if !c.Offline {
 			// Best effort: a read-only cache holding every archive still works.
 			_ = markCache(c.CacheDir)
+		} else {
+			sweepOnce(c.CacheDir) // what killed bundle imports left
 		}
 		archiveDir = filepath.Join(c.CacheDir, "archives")
 		if err := os.MkdirAll(archiveDir, 0o755); err != nil {
@@ -218,7 +220,7 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 	dlWG.Wait()
 	exWG.Wait()
 	if firstErr != nil {
-		return nil, firstErr
+		return nil, withSpaceNeeded(firstErr, arts, archiveDir)
 	}
 	select {
 	case <-allDone:
@@ -273,8 +275,8 @@ func (c *Client) Obtain(ctx context.Context, arts []Artifact) (map[string]string
 		prog.Start(total, len(arts))
 		defer prog.Finish()
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx) // the cause: see download
+	defer cancel(nil)
 	o := &obtainer{c: c, dir: dir, prog: prog, done: map[string]*obtained{}}
 	todo := make(chan int, len(arts))
 	for i := range arts {
@@ -295,7 +297,7 @@ func (c *Client) Obtain(ctx context.Context, arts []Artifact) (map[string]string
 					return
 				}
 				if _, err := o.get(ctx, &arts[i]); err != nil {
-					errOnce.Do(func() { first = err; cancel() })
+					errOnce.Do(func() { first = err; cancel(err) })
 					return
 				}
 				if prog != nil {
@@ -306,7 +308,7 @@ func (c *Client) Obtain(ctx context.Context, arts []Artifact) (map[string]string
 	}
 	wg.Wait()
 	if first != nil {
-		return nil, first
+		return nil, withSpaceNeeded(first, arts, dir)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -88,6 +88,9 @@ type Entry struct {
 	// store's entry of the same name.
 	System  bool
 	Shadows bool
+	// receiptErr: the receipt is one the store wrote (InstalledReceipt)
+	// but a field of it does not decode; see Damage.
+	receiptErr error
 }
 
 // Linked reports whether the entry adopts a toolkit that lives elsewhere.
@@ -250,6 +253,23 @@ func (s *Store) load(k Kind, name string, v version.Version, major int) (Entry, 
 	data, err := os.ReadFile(filepath.Join(dir, ReceiptName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return e, false
+	}
+	if err == nil && InstalledReceipt(data) {
+		// Installed files, in dir: what the hook and the shims take it
+		// for without decoding it. A field that does not decode is
+		// damage, which list and doctor report.
+		if derr := json.Unmarshal(data, &e.Receipt); derr != nil {
+			e.receiptErr = derr
+		}
+		if e.Receipt.Source == "link" {
+			// Spelt with escapes, which the store never writes: its
+			// readers take the files to be here, not at Target.
+			e.Receipt.Source, e.Receipt.Target = "", ""
+			if e.receiptErr == nil {
+				e.receiptErr = errors.New(`its source is "link" spelt with escapes, which cudaenv never writes`)
+			}
+		}
+		return e, true
 	}
 	if err == nil {
 		err = json.Unmarshal(data, &e.Receipt)

@@ -136,3 +136,30 @@ func TestInstallRecordsTheInstalledSize(t *testing.T) {
 		t.Errorf("read back: %+v", got.Receipt)
 	}
 }
+
+// Leftovers are what a killed install or uninstall left (see
+// TestAnInstallKilledAtAnyStepLeavesAWholeTree for the kills), with their
+// size; an install that is running, holding its lock, is not one.
+func TestLeftoversAreWhatNoRunningInstallOwns(t *testing.T) {
+	s := newStore(t)
+	entryTree(t, filepath.Join(s.Dirs.CUDA(), ".trash-12.4.1-7", "x"), "old")
+	entryTree(t, filepath.Join(s.Dirs.CUDA(), ".stage-12.6.2-3"), "new")
+	unlock, err := s.Lock(CUDA, "12.6.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lock settled 12.6.2's staging; a running install makes another.
+	entryTree(t, filepath.Join(s.Dirs.CUDA(), ".stage-12.6.2-4"), "new")
+	left := s.Leftovers()
+	if len(left) != 1 || left[0].Name != "12.4.1" || !left[0].Trash || left[0].Bytes != int64(len("old")+len(`{"kind":"cuda","version":"12.4.1","source":"old"}`)) {
+		t.Errorf("leftovers while 12.6.2 installs = %+v", left)
+	}
+	unlock()
+	if left := s.Leftovers(); len(left) != 2 {
+		t.Errorf("leftovers once it is killed = %+v", left)
+	}
+	s.CleanStaging()
+	if left := s.Leftovers(); len(left) != 0 {
+		t.Errorf("leftovers after CleanStaging = %+v", left)
+	}
+}

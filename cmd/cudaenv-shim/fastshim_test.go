@@ -386,6 +386,13 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", `{"kind":"cuda","version":"12.7.0","link":"/opt/cuda-12.7"}`)
 				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
 			}},
+		// store.InstalledReceipt: damage (list and doctor say so), not
+		// breakage, so both shims run it without decoding the receipt.
+		{name: "a receipt with a wrongly typed field", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", `{"kind":"cuda","version":"12.7.0","installed_bytes":"lots"}`)
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
 		{name: "a receipt that is not one", cmd: "nvcc",
 			setup: func(s *setup) {
 				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", "garbage")

@@ -117,11 +117,12 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 			// A libraries-only install is a kind of install: doctor notes
 			// it instead of failing it for lacking nvcc.
 			LibrariesOnly: r.CUDA.Receipt.LibrariesOnly,
+			Damage:        damage(*r.CUDA),
 		}
 		sel.OwnBinDirs = append(sel.OwnBinDirs, filepath.Join(r.CUDA.Path, "bin"))
 	}
 	if r.Cudnn != nil {
-		sel.Cudnn = doctor.Cudnn{Version: r.Cudnn.Version.String(), Dir: r.Cudnn.Path, VariantMajor: r.Cudnn.CUDAMajor}
+		sel.Cudnn = doctor.Cudnn{Version: r.Cudnn.Version.String(), Dir: r.Cudnn.Path, VariantMajor: r.Cudnn.CUDAMajor, Damage: damage(*r.Cudnn)}
 	}
 	h := e.host(true)
 	in := doctor.Gather(ctx, h, sel)
@@ -232,4 +233,12 @@ func compatMatrix(e *env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", row.Torch, row.Variant.Name, row.Variant.CUDA, row.Variant.Cudnn, row.Variant.Role, row.Verdict())
 	}
 	return tw.Flush()
+}
+
+// damage is store.Entry.Damage as doctor words it; "" for none.
+func damage(ent store.Entry) string {
+	if err := ent.Damage(); err != nil {
+		return err.Error()
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -82,6 +83,7 @@ cuDNN's folder.`,
 					}
 					opts.As = v
 				}
+				st.CleanStaging() // as every command that writes the store does
 				ent, err := st.LinkWith(c.Args().First(), opts)
 				if err != nil {
 					return systemWriteErr(e, err, c.Bool("system"))
@@ -113,6 +115,10 @@ func uninstall(e *env, st *store.Store, arg string, force bool, cudaMajor int) e
 	if spec.Tool == version.Cudnn {
 		kind = store.Cudnn
 	}
+	// Finish what interrupted installs and uninstalls left first, so that
+	// an uninstall killed after its rename is completed, not "not installed".
+	left := st.Leftovers()
+	st.CleanStaging()
 	entries, err := st.List(kind)
 	if err != nil {
 		return err
@@ -125,6 +131,10 @@ func uninstall(e *env, st *store.Store, arg string, force bool, cudaMajor int) e
 	}
 	switch {
 	case len(matches) == 0:
+		if done, freed := finishedUninstall(st, kind, spec, cudaMajor, left); done != "" {
+			fmt.Fprintf(e.stdout, "uninstalled %s (finished an uninstall that was interrupted; freed %s)\n", done, humanBytes(freed))
+			return nil
+		}
 		return fmt.Errorf("uninstall: %s is not installed; see: cudaenv list", arg)
 	case len(matches) > 1:
 		var names []string
@@ -166,4 +176,35 @@ func uninstall(e *env, st *store.Store, arg string, force bool, cudaMajor int) e
 	fmt.Fprintf(e.stdout, "%s %s\n", what, target.Label())
 	_ = activate.Resolved{}
 	return nil
+}
+
+// finishedUninstall names the entry matching spec whose trash (left by an
+// interrupted uninstall) CleanStaging has just deleted, with the bytes
+// freed; "" when there was none.
+func finishedUninstall(st *store.Store, kind store.Kind, spec version.Spec, cudaMajor int, left []store.Leftover) (string, int64) {
+	var name string
+	var freed int64
+	for _, l := range left {
+		if l.Kind != kind || !l.Trash {
+			continue
+		}
+		if _, err := os.Lstat(l.Path); err == nil {
+			continue // still there: an install in progress owns it
+		}
+		if _, ok := st.GetOwn(kind, l.Name); ok {
+			continue // a reinstall's old tree, not an uninstall's
+		}
+		v, major, ok := store.ParseName(kind, l.Name)
+		if !ok || !spec.Match(v) || (cudaMajor != 0 && major != cudaMajor) {
+			continue
+		}
+		if name == "" {
+			name = l.Name
+			if kind == store.Cudnn {
+				name = fmt.Sprintf("cudnn@%s (cuda%d)", v, major)
+			}
+		}
+		freed += l.Bytes
+	}
+	return name, freed
 }

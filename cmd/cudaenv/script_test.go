@@ -60,6 +60,7 @@ func cmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, arg
 		"fakecuda":  cmdFakeCUDA,
 		"fakecudnn": cmdFakeCudnn,
 		"touchnew":  cmdTouchNew,
+		"touchold":  cmdTouchOld,
 	}
 	for k, v := range mirrorCmds(t) {
 		m[k] = v
@@ -182,6 +183,14 @@ func cmdFakeCudnn(ts *testscript.TestScript, neg bool, args []string) {
 
 // touchnew FILE: set FILE's mtime clearly later than now, so an edit within
 // the same clock tick is still seen as an edit.
+// cmdTouchOld dates files a minute back, as files a killed command left.
+func cmdTouchOld(ts *testscript.TestScript, neg bool, args []string) {
+	for _, a := range args {
+		t := time.Now().Add(-time.Minute)
+		ts.Check(os.Chtimes(ts.MkAbs(a), t, t))
+	}
+}
+
 func cmdTouchNew(ts *testscript.TestScript, neg bool, args []string) {
 	for _, a := range args {
 		t := time.Now().Add(2 * time.Second)

@@ -1,7 +1,6 @@
 package activate
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -134,21 +133,17 @@ func candidates(cands []candidate, st *store.Store, k store.Kind, spec version.S
 // a JSON object; for the others Receipt is left zero. (encoding/json's
 // first decode in a process costs more than the rest of a shim call.) The
 // store writes a receipt whole, last, before the entry is renamed into
-// place, so a receipt that begins with { and ends with } is one it wrote.
+// place, so a receipt that begins with { and ends with } is one it wrote
+// (store.InstalledReceipt, the reading List shares).
 func load(c candidate) (*store.Entry, bool) {
 	data, err := os.ReadFile(filepath.Join(c.dir, store.ReceiptName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false
 	}
-	if err != nil || !looksLikeObject(data) || bytes.Contains(data, []byte(`"link"`)) {
+	if err != nil || !store.InstalledReceipt(data) {
 		e, ok := c.st.GetOwn(c.k, c.name)
 		e.System = c.system
 		return &e, ok
 	}
 	return &store.Entry{Kind: c.k, Name: c.name, Version: c.v, CUDAMajor: c.major, Dir: c.dir, Path: c.dir, System: c.system}, true
-}
-
-func looksLikeObject(data []byte) bool {
-	data = bytes.TrimSpace(data)
-	return len(data) >= 2 && data[0] == '{' && data[len(data)-1] == '}'
 }

@@ -30,15 +30,20 @@ func TestResolveFastMatchesResolve(t *testing.T) {
 	linked := t.TempDir()
 	r := `{"kind":"x","source":"test"}`
 	writeTestTree(t, root, map[string]string{
-		"cuda/11.8.0/receipt.json":           r,
-		"cuda/12.4.0/receipt.json":           r,
-		"cuda/12.4.1/receipt.json":           r,
-		"cuda/12.4.2/bin/nvcc":               "", // no receipt: an interrupted install
-		"cuda/12.10.0/receipt.json":          r,
-		"cuda/12.9.9/receipt.json":           r,
-		"cuda/12.6.0/receipt.json":           `{"kind":"cuda","source":"link","target":"` + linked + `"}`,
-		"cuda/12.7.0/receipt.json":           `{"kind":"cuda","source":"link","target":"/nonexistent/cuda"}`,
-		"cuda/12.8.0/receipt.json":           `{not json`,
+		"cuda/11.8.0/receipt.json":  r,
+		"cuda/12.4.0/receipt.json":  r,
+		"cuda/12.4.1/receipt.json":  r,
+		"cuda/12.4.2/bin/nvcc":      "", // no receipt: an interrupted install
+		"cuda/12.10.0/receipt.json": r,
+		"cuda/12.9.9/receipt.json":  r,
+		"cuda/12.6.0/receipt.json":  `{"kind":"cuda","source":"link","target":"` + linked + `"}`,
+		"cuda/12.7.0/receipt.json":  `{"kind":"cuda","source":"link","target":"/nonexistent/cuda"}`,
+		"cuda/12.8.0/receipt.json":  `{not json`,
+		// Objects the store wrote (store.InstalledReceipt) whose fields do
+		// not decode: damaged, not broken, to List as to the hook.
+		"cuda/12.3.0/receipt.json":           `{"kind":"cuda","installed_bytes":"lots"}`,
+		"cuda/12.2.0/receipt.json":           `{garbage}`,
+		"cuda/12.1.0/receipt.json":           `{"source":"\u006cink","target":"/nonexistent/cuda"}`,
 		"cuda/not-a-version/receipt.json":    r,
 		"cuda/13.0.0":                        "a file, not a directory",
 		"cudnn/9.5.1.17-cuda12/receipt.json": r,
@@ -49,8 +54,14 @@ func TestResolveFastMatchesResolve(t *testing.T) {
 		"cudnn/9.7.0-cudaX/receipt.json":     r,
 	})
 	st := store.New(dirs.Dirs{Root: root})
+	for _, name := range []string{"12.3.0", "12.2.0", "12.1.0"} {
+		e, ok := st.Get(store.CUDA, name)
+		if !ok || e.Err != nil || e.Path != e.Dir || e.Damage() == nil {
+			t.Errorf("%s: ok %v, Err %v, Path %s, Damage %v; want an installed, damaged entry in its own folder", name, ok, e.Err, e.Path, e.Damage())
+		}
+	}
 	sameAsResolve(t, st, []string{
-		"12.4", "12", "12.4.1", "11", "latest", "12.6", "12.7", "12.8", "12.4.2", "12.10", "12.9", "13", "14",
+		"12.4", "12", "12.4.1", "11", "latest", "12.6", "12.7", "12.8", "12.3", "12.2", "12.1", "12.4.2", "12.10", "12.9", "13", "14",
 		"12.4 cudnn@9.5", "11.8 cudnn@9", "11 cudnn@8", "12.4 cudnn@9.6", "cudnn@9", "cudnn@latest", "cudnn@9.7", "system",
 	})
 }

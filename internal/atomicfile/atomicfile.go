@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // Write replaces path with data, creating its folder if needed. perm is
@@ -29,7 +31,8 @@ func WriteWith(path string, perm fs.FileMode, write func(*os.File) error) error 
 		return err
 	}
 	// Beside the target, so the rename never crosses file systems.
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	prefix := tmpPrefix(path)
+	f, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
 		return err
 	}
@@ -40,9 +43,47 @@ func WriteWith(path string, perm fs.FileMode, write func(*os.File) error) error 
 		os.Remove(f.Name())
 		return err
 	}
+	beforeRename(f.Name())
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
 		return err
 	}
+	removeStale(dir, prefix, f.Name())
 	return nil
+}
+
+// tmpPrefix is the name of path's temporaries, less their random tail.
+func tmpPrefix(path string) string { return ".tmp-" + filepath.Base(path) + "-" }
+
+// beforeRename is a test hook: a test ends the process here, as a kill
+// between the write and the rename would.
+var beforeRename = func(string) {}
+
+// staleAge is how old a temporary must be before a later write takes it
+// for one a killed writer left: a live writer's lives for milliseconds.
+const staleAge = 10 * time.Second
+
+// removeStale deletes the temporaries of this file's name that killed
+// writers left (a .cuda-version sits in the user's repository, where git
+// sees them): regular files, older than staleAge, owned by this user, so
+// that a concurrent writer's, or another user's, is never touched.
+func removeStale(dir, prefix, mine string) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		if !strings.HasPrefix(de.Name(), prefix) || !de.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, de.Name())
+		if p == mine {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil || time.Since(fi.ModTime()) < staleAge || !ownedByMe(fi) {
+			continue
+		}
+		os.Remove(p)
+	}
 }

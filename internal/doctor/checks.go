@@ -28,6 +28,11 @@ func checkToolkit(in Inputs) Check {
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s is selected%s but not installed", tk.Version, where)
 		c.Hint = "cudaenv install " + tk.Version
+	case tk.Damage != "":
+		// Before librariesOnly: a deleted bin/ is damage, not a kind.
+		c.Status = Fail
+		c.Message = fmt.Sprintf("CUDA %s at %s is damaged: %s", tk.Version, tk.Dir, tk.Damage)
+		c.Hint = "reinstall it: cudaenv install " + tk.Version + " --force"
 	case in.librariesOnly():
 		// A kind of install, not a fault: say what it is good for.
 		c.Status = OK
@@ -249,6 +254,10 @@ func checkCudnn(in Inputs) Check {
 	major := compat.Major(cuda)
 	rel, known := compat.Cudnn(cd.Version)
 	switch {
+	case cd.Damage != "":
+		c.Status = Fail
+		c.Message = fmt.Sprintf("cuDNN %s at %s is damaged: %s", cd.Version, cd.Dir, cd.Damage)
+		c.Hint = fmt.Sprintf("reinstall it: cudaenv install cudnn@%s --cuda-major %d --force", cd.Version, cd.VariantMajor)
 	case known && rel.Exact && !rel.Supports(major):
 		c.Status = Fail
 		c.Message = fmt.Sprintf("cuDNN %s has no build for CUDA %d (only for CUDA %s), but CUDA %s is selected", cd.Version, major, joinInts(rel.CUDAMajors, " and "), cuda)

@@ -92,6 +92,10 @@ type Toolkit struct {
 	// from PyPI, --components without cuda_nvcc). A tree without bin/nvcc
 	// counts as one too.
 	LibrariesOnly bool
+	// Damage is what store.Entry.Damage found wrong with an installed
+	// tree (a receipt field that does not read, files its components
+	// always have gone); "" for none.
+	Damage string
 	// Facts is what detect.Host.Toolkit found in Dir: missing files, the
 	// version the files state, host compiler limits, target architectures.
 	Facts detect.Toolkit
@@ -102,6 +106,7 @@ type Cudnn struct {
 	Version      string // "9.5.1"; "" when none is selected
 	Dir          string // its root; libraries are in Dir/lib
 	VariantMajor int    // CUDA major of the installed build (cuda12 -> 12); 0 if unknown
+	Damage       string // as Toolkit.Damage
 }
 
 // Inputs is everything the checks judge, detected beforehand.

@@ -43,6 +43,18 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			in.event(res)
 			return res, nil
 		}
+		if derr := have.Damage(); derr != nil {
+			var again string
+			if pl.Kind == store.Cudnn {
+				again = fmt.Sprintf("cudaenv install cudnn@%s --cuda-major %d --force", have.Version, pl.CUDAMajor)
+			} else {
+				again = "cudaenv install " + have.Version.String() + " --force"
+			}
+			if have.System {
+				again = "ask its admin to reinstall it (cudaenv install --system --force), or install your own copy, which comes first: " + again
+			}
+			return Result{}, fmt.Errorf("install %s: the installed tree %s is damaged (%s); reinstall it: %s", pl.Label, have.Dir, derr, again)
+		}
 		if pl.lockName != "" {
 			if differ := notAsLocked(have, pl.Artifacts); len(differ) > 0 {
 				in.event(NotAsLocked{Label: pl.Label, Lock: pl.lockName, Components: differ})

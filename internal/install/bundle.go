@@ -255,17 +255,13 @@ func (in *Installer) Import(ctx context.Context, r io.Reader, req ImportRequest)
 	if err != nil {
 		return nil, fmt.Errorf("bundle import: %w", err)
 	}
-	parent := in.opts.CacheDir
-	if parent != "" {
-		if err := os.MkdirAll(parent, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	tmp, err := os.MkdirTemp(parent, "bundle-import-")
+	// Held while the import runs; a killed import's is removed by the
+	// next command that uses the cache.
+	tmp, done, err := fetch.NewImportDir(in.opts.CacheDir)
 	if err != nil {
 		return nil, fmt.Errorf("bundle import: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer done()
 	paths, err := br.Extract(tmp + string(os.PathSeparator) + "archives")
 	if err != nil {
 		return nil, fmt.Errorf("bundle import: %w; nothing was installed", err)

@@ -32,6 +32,7 @@ type listed struct {
 	Active        bool    `json:"active"`
 	ActiveBy      string  `json:"active_by,omitempty"`
 	Broken        *string `json:"broken,omitempty"`
+	Damaged       *string `json:"damaged,omitempty"` // installed, but not whole: see store.Entry.Damage
 }
 
 // List lists installed and linked versions (args: none) with their
@@ -55,6 +56,16 @@ func List(in *In, args []string, asJSON bool) error {
 		for _, ent := range group {
 			rows = append(rows, describe(ent, active))
 		}
+	}
+	// Space that interrupted installs and uninstalls hold is not any
+	// version's, yet it is the user's disk: say so rather than hide it.
+	if left := st.Leftovers(); len(left) > 0 {
+		var n int64
+		for _, l := range left {
+			n += l.Bytes
+		}
+		fmt.Fprintf(in.Stderr, "cudaenv: %s held by %s that an interrupted install or uninstall left (%s); the next install or uninstall frees it\n",
+			HumanBytes(n), Plural(len(left), "folder"), termsafe.Escape(left[0].Path))
 	}
 	if asJSON {
 		if rows == nil {
@@ -120,6 +131,9 @@ func (r listed) details() string {
 	if r.Broken != nil {
 		parts = append(parts, "(broken: "+*r.Broken+")")
 	}
+	if r.Damaged != nil {
+		parts = append(parts, "(damaged: "+*r.Damaged+"; reinstall it with --force)")
+	}
 	if r.Active {
 		parts = append(parts, "(set by "+r.ActiveBy+")")
 	}
@@ -175,10 +189,16 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 		}
 		r.SizeBytes = &size
 	}
+	damage := ent.Damage()
+	if damage != nil {
+		msg := damage.Error()
+		r.Damaged = &msg
+	}
 	if ent.Kind == store.CUDA && ent.Err == nil {
 		// The receipt says for what cudaenv installed; a linked tree (or a
-		// receipt from before the flag) is looked at.
-		r.LibrariesOnly = ent.Receipt.LibrariesOnly || !hasCompiler(ent.Path)
+		// receipt from before the flag) is looked at. A damaged tree's
+		// missing nvcc is damage, not a kind of install.
+		r.LibrariesOnly = ent.Receipt.LibrariesOnly || (damage == nil && !hasCompiler(ent.Path))
 	}
 	if ent.Err != nil {
 		msg := ent.Err.Error()

@@ -794,7 +794,8 @@ static char *pick_toolkit(const char *cuda_dir, const struct spec *sp, struct ve
 		static char data[256 << 10];
 		size_t len = read_fd(fd, data, sizeof data - 1);
 		close(fd);
-		/* activate.load: a receipt the store wrote whole, for files it
+		/* activate.load (store.InstalledReceipt, which every reader
+		 * shares): a receipt the store wrote whole, for files it
 		 * installed (not a link to a tree elsewhere). */
 		size_t a = 0, z = len;
 		while (a < z && is_space(data[a])) {

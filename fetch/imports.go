@@ -1,0 +1,144 @@
+package fetch
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cudaenv/cudaenv/internal/rootfs"
+)
+
+// ImportPrefix names the folders `bundle import` unpacks a bundle into,
+// in the cache folder (so the unpacked archives sit on the cache's disk):
+// bundle-import-<n>. Each holds ownerLock, locked while its import runs;
+// one whose lock is free belongs to an import that was killed, and the
+// next command that uses the cache removes it (see sweepImports).
+const ImportPrefix = "bundle-import-"
+
+// ownerLock is the file in an import folder its import keeps locked.
+const ownerLock = ".owner.lock"
+
+// unownedAge is how old an import folder without ownerLock (one made by
+// an older cudaenv, or killed before it took its lock) must be before it
+// is taken for abandoned.
+const unownedAge = time.Hour
+
+// NewImportDir makes a folder for one bundle import in the cache folder
+// dir (the system's temporary folder if dir is ""), first removing those
+// that killed imports left. The folder is held until done is called,
+// which deletes it.
+func NewImportDir(dir string) (path string, done func(), err error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, localize(err, inCache)
+		}
+		sweepImports(dir)
+	}
+	path, err = os.MkdirTemp(dir, ImportPrefix)
+	if err != nil {
+		return "", nil, localize(err, inCache)
+	}
+	f, err := os.OpenFile(filepath.Join(path, ownerLock), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		var ok bool
+		if ok, err = tryLockFile(f); err == nil && !ok {
+			err = errors.New("lock taken") // a folder MkdirTemp just made: cannot be
+		}
+		if err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(path)
+		return "", nil, localize(err, inCache)
+	}
+	return path, func() {
+		// Unlocked first (Windows deletes no open file): a sweeper that
+		// then takes the folder only helps delete it.
+		unlockFile(f)
+		f.Close()
+		os.RemoveAll(path)
+	}, nil
+}
+
+// swept remembers the cache folders already swept by this process.
+var swept sync.Map
+
+// sweepImports removes the import folders in the cache folder dir that
+// no running import owns: this user's folders of ImportPrefix's name
+// whose ownerLock is free (or, lacking one, that are older than
+// unownedAge). Other users' folders in a shared cache are left alone.
+func sweepImports(dir string) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		if de.IsDir() && strings.HasPrefix(de.Name(), ImportPrefix) {
+			removeIfAbandoned(filepath.Join(dir, de.Name()))
+		}
+	}
+}
+
+// removeIfAbandoned deletes one import folder if no running import owns
+// it, and reports whether it did.
+func removeIfAbandoned(path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil || !st.IsDir() || !ownedByMe(st) {
+		return false
+	}
+	f, err := openNoFollow(filepath.Join(path, ownerLock), os.O_RDONLY)
+	if errors.Is(err, fs.ErrNotExist) {
+		if time.Since(st.ModTime()) < unownedAge {
+			return false
+		}
+		return os.RemoveAll(path) == nil
+	}
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if ok, err := tryLockFile(f); err != nil || !ok {
+		return false // a running import's
+	}
+	defer unlockFile(f)
+	return os.RemoveAll(path) == nil
+}
+
+// sweepOnce is sweepImports, once per process for each cache folder: the
+// commands that use the cache call it on their first use.
+func sweepOnce(dir string) {
+	if _, done := swept.LoadOrStore(dir, true); !done {
+		sweepImports(dir)
+	}
+}
+
+// importUsage is the bytes of the import folders in dir, running or not.
+func importUsage(dir string) int64 {
+	var n int64
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		if de.IsDir() && strings.HasPrefix(de.Name(), ImportPrefix) {
+			n += rootfs.Size(filepath.Join(dir, de.Name()))
+		}
+	}
+	return n
+}
+
+// pruneImports removes the import folders no running import owns and
+// returns their paths.
+func pruneImports(dir string) []string {
+	var removed []string
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		p := filepath.Join(dir, de.Name())
+		if de.IsDir() && strings.HasPrefix(de.Name(), ImportPrefix) && removeIfAbandoned(p) {
+			removed = append(removed, p)
+		}
+	}
+	return removed
+}
