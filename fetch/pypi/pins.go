@@ -151,7 +151,9 @@ func (ix *Index) FrameworkPins(ctx context.Context, fw Framework, platform, pyth
 				out.Applied = append(out.Applied, PinLine{From: from, Requirement: d.Project + extrasString(d.Extras) + d.SpecString()})
 				continue
 			}
-			if v := d.Exact(); v != "" && strings.Contains(d.Marker, "extra") && j.depth < 2 {
+			// A plugin an extra pulls by exact pin: jax[cuda13] →
+			// jax-cuda13-plugin[with-cuda]==0.9.0 (not jaxlib, also pinned).
+			if v := d.Exact(); v != "" && strings.Contains(d.Marker, "extra") && j.depth < 2 && (len(d.Extras) > 0 || strings.Contains(d.Project, "cuda")) {
 				queue = append(queue, job{fw: Framework{Project: d.Project, Extras: d.Extras, Version: v}, depth: j.depth + 1})
 			}
 		}
@@ -184,15 +186,10 @@ func parseDependencies(lines []string) ([]Dependency, error) {
 	return out, nil
 }
 
-// isCUDAProject: NVIDIA's CUDA and cuDNN wheels and the cuda-toolkit
-// meta-package. Not nvidia-ml-py and the like: only wheels the catalog
-// knows or cuDNN's.
+// isCUDAProject: NVIDIA's wheels and the cuda-toolkit meta-package. All
+// are reported; the catalog's components, cuDNN and cuda-toolkit decide.
 func isCUDAProject(p string) bool {
-	if p == "cuda-toolkit" || cudnnMajorOf(p) > 0 {
-		return true
-	}
-	_, ok := projectComponents()[p]
-	return ok
+	return p == "cuda-toolkit" || strings.HasPrefix(p, "nvidia-")
 }
 
 // cudaExtra is the one extra whose requirements, and only its, pull NVIDIA
