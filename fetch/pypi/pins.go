@@ -79,6 +79,15 @@ type PinLine struct {
 	Requirement string // nvidia-cudnn-cu13==9.26.0.51
 }
 
+// ErrNoFrameworkWheel is returned (wrapped) when the index has no wheel
+// of the framework release for the platform and Python.
+var ErrNoFrameworkWheel = errors.New("no wheel of the framework for this platform and Python")
+
+type noFrameworkWheel string
+
+func (e noFrameworkWheel) Error() string        { return string(e) }
+func (e noFrameworkWheel) Is(target error) bool { return target == ErrNoFrameworkWheel }
+
 // maxFollow bounds how many wheels one framework's pins are read from (jax
 // → jax-cuda13-plugin → its pins).
 const maxFollow = 4
@@ -401,7 +410,7 @@ func (ix *Index) releaseFromRuntime(ctx context.Context, out *Pins, runtime Depe
 			continue
 		}
 		out.CUDA, out.CUDAExact = o.Release.Version, runtime.Exact() != ""
-		out.CUDAFrom = runtime.Project + runtime.SpecString() + " → CUDA " + o.Release.Version
+		out.CUDAFrom = runtime.Project + runtime.SpecString()
 		return nil
 	}
 	for i := len(offers) - 1; i >= 0; i-- {
@@ -477,8 +486,8 @@ func selectPythonWheel(page *Page, version, platform, python string) (File, erro
 		if len(versions) > 8 {
 			versions = versions[len(versions)-8:]
 		}
-		return File{}, fmt.Errorf("%s has no wheel of %s for %s and Python %s at %s (newest there: %s)",
-			page.Project, version, platform, python, page.URL, strings.Join(versions, ", "))
+		return File{}, noFrameworkWheel(fmt.Sprintf("%s has no wheel of %s for %s and Python %s at %s (newest there: %s)",
+			page.Project, version, platform, python, page.URL, strings.Join(versions, ", ")))
 	}
 	return best, nil
 }
