@@ -136,7 +136,7 @@ func TestCUDAReleasesAreSortedAndUnique(t *testing.T) {
 
 func TestNewestRelease(t *testing.T) {
 	tests := []struct{ prefix, want string }{
-		{"12.4", "12.4.1"}, {"12", "12.9.1"}, {"11.8", "11.8.0"}, {"12.4.0", "12.4.0"}, {"13", "13.3.1"},
+		{"12.4", "12.4.1"}, {"12", "12.9.1"}, {"11.8", "11.8.0"}, {"12.4.0", "12.4.0"}, {"13", "13.4.2"},
 	}
 	for _, tt := range tests {
 		if got, _ := NewestRelease(tt.prefix); got != tt.want {
