@@ -149,3 +149,33 @@ func majorMinorOf(v string) string {
 	parts := strings.SplitN(v, ".", 3)
 	return strings.Join(parts[:min(2, len(parts))], ".")
 }
+
+// Pins reads what a framework release's wheel pins for a platform ("":
+// this machine's) and Python ("": DefaultPython), without installing
+// anything; disagree says where cudaenv's table differs ("" if nowhere).
+func (in *Installer) Pins(ctx context.Context, arg, python, platform string) (pins *pypi.Pins, disagree string, err error) {
+	fw, err := pypi.ParseFramework(arg)
+	if err != nil {
+		return nil, "", err
+	}
+	if python == "" {
+		python = DefaultPython
+	}
+	if platform == "" {
+		if platform, err = fetch.HostPlatform(in.opts.GOOS, in.opts.GOARCH); err != nil {
+			return nil, "", err
+		}
+	}
+	if in.client.Offline {
+		return nil, "", errors.New("--offline: the package index is not read")
+	}
+	idx, err := in.pypiIndex()
+	if err != nil {
+		return nil, "", err
+	}
+	pins, err = idx.FrameworkPins(ctx, fw, wheelPlatform(platform), python, in.opts.CacheDir)
+	if err != nil {
+		return nil, "", err
+	}
+	return pins, tableDisagrees(fw, pins), nil
+}
