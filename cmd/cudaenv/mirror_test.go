@@ -171,7 +171,8 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 // every table, read through range requests only (the server refuses a
 // whole-file GET of it); 2.11.0, whose cuDNN pin (9.19.0.56) the table's
 // row once got wrong, with a PEP 658 metadata file; 2.10.0, a small wheel
-// read whole, whose cuDNN pin no table has; 2.16.0, whose
+// read whole, whose cuDNN pin no table has; jax-cuda13-plugin 0.9.0, in
+// no table, with ranges under its with-cuda extra; torch 2.16.0, whose
 // METADATA is too big to believe. Pins are shaped as in
 // ../shared/nvidia/compat/torch_pins.tsv.
 func scriptFrameworks() []pypitest.Option {
@@ -184,6 +185,8 @@ func scriptFrameworks() []pypitest.Option {
 				`cuda-toolkit[cublas,cudart]==13.0.2` + linux, `nvidia-cudnn-cu13==9.19.0.56` + linux}},
 			pypitest.FrameworkWheel{Project: "torch", Version: "2.10.0", Serve: pypitest.ServeWhole, Requires: []string{
 				`nvidia-cuda-runtime-cu12==12.8.90` + linux, `nvidia-cublas-cu12==12.8.4.1` + linux, `nvidia-cudnn-cu12==9.99.0.1` + linux}},
+			pypitest.FrameworkWheel{Project: "jax-cuda13-plugin", Version: "0.9.0", Serve: pypitest.ServeMetadata, Requires: []string{
+				"jax-cuda13-pjrt==0.9.0", `nvidia-cuda-runtime>=13.0.48; extra == "with-cuda"`, `nvidia-cudnn-cu13<10.0,>=9.12.0.46; extra == "with-cuda"`}},
 			pypitest.FrameworkWheel{Project: "torch", Version: "2.16.0", Serve: pypitest.ServeMetadata,
 				Metadata: "Metadata-Version: 2.1\nName: torch\nVersion: 2.16.0\nSummary: " + strings.Repeat("x", 5<<20) + "\n\n"},
 		),
