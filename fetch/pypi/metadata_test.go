@@ -130,6 +130,14 @@ func TestWheelMetadataIsCachedBySHA256AndACorruptCacheIsNotBelieved(t *testing.T
 	if err != nil || m.Via != "metadata" || m.Name != "torch" {
 		t.Fatalf("after tampering: %+v, %v; want a fresh read", m, err)
 	}
+	// Metadata another user wrote in a shared cache is not believed.
+	if err := os.Chown(cached, 4242, 4242); err == nil {
+		if m, err = ix.WheelMetadata(context.Background(), f, cache); err != nil || m.Via == "cache" {
+			t.Fatalf("another user's cache file: %+v, %v; want a fresh read", m, err)
+		}
+	} else {
+		t.Logf("cannot give the cache file to another user (%v); that case is not checked here", err)
+	}
 	// A link planted at the cache name is not followed.
 	os.Remove(cached)
 	target := filepath.Join(t.TempDir(), "elsewhere")
