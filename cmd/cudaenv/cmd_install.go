@@ -246,6 +246,9 @@ func (r *installReport) Event(ev install.Event) {
 			sayf(e.stderr, "%s: its CUDA wheels come with the extra [%s]; reading them with it\n", ev.For, ev.Extra)
 		}
 		sayf(e.stderr, "%s wheel pins %s → CUDA %s\n", ev.For, ev.CUDAFrom, ev.CUDA)
+		if len(ev.Libraries) > 0 {
+			sayf(e.stderr, "  cuda-toolkit %s's extras pin %s\n", ev.CUDA, strings.Join(ev.Libraries, ", "))
+		}
 		if ev.Cudnn != "" {
 			line := fmt.Sprintf("%s wheel pins %s → cuDNN %s", ev.For, ev.CudnnFrom, ev.Cudnn)
 			if ev.CudnnInstall != "" && ev.CudnnInstall != ev.Cudnn {

@@ -67,6 +67,10 @@ type Pins struct {
 	// Cudnn is the cuDNN build (9.26.0.51) or ""; CudnnFrom the pin.
 	Cudnn     string
 	CudnnFrom string
+	// Libraries are the exact library pins of the cuda-toolkit release an
+	// exact pin names, read from the meta-package's extras; empty when
+	// the index lacks its wheel or the pin is a range.
+	Libraries []PinLine
 	// Extra is an extra cudaenv turned on itself because only it pulls
 	// the CUDA wheels (jax-cuda13-plugin's with-cuda, tensorflow's
 	// and-cuda); "" when none.
@@ -103,9 +107,10 @@ func (ix *Index) FrameworkPins(ctx context.Context, fw Framework, platform, pyth
 	out := &Pins{Framework: fw}
 	var deps []Dependency
 	type job struct {
-		fw    Framework
-		top   bool
-		depth int
+		fw      Framework
+		top     bool
+		toolkit bool // the cuda-toolkit meta-package an exact pin names
+		depth   int
 	}
 	queue := []job{{fw: fw, top: true}}
 	for n := 0; len(queue) > 0; n++ {
@@ -115,10 +120,13 @@ func (ix *Index) FrameworkPins(ctx context.Context, fw Framework, platform, pyth
 			return nil, fmt.Errorf("%s: requirements lead through more than %d wheels", fw, maxFollow)
 		}
 		page, err := ix.Project(ctx, j.fw.Project)
-		if err != nil {
-			return nil, err
+		var file File
+		if err == nil {
+			file, err = selectPythonWheel(page, j.fw.Version, platform, python)
 		}
-		file, err := selectPythonWheel(page, j.fw.Version, platform, python)
+		if err != nil && j.toolkit && (errors.Is(err, ErrProjectNotFound) || errors.Is(err, ErrNoFrameworkWheel)) {
+			continue // the release still stands; its library pins are unknown
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -155,9 +163,20 @@ func (ix *Index) FrameworkPins(ctx context.Context, fw Framework, platform, pyth
 			if !ok {
 				continue
 			}
+			line := PinLine{From: from, Requirement: d.Project + extrasString(d.Extras) + d.SpecString()}
+			if j.toolkit {
+				if strings.HasPrefix(d.Project, "nvidia-") {
+					out.Libraries = append(out.Libraries, line)
+				}
+				continue
+			}
 			if isCUDAProject(d.Project) {
 				deps = append(deps, d)
-				out.Applied = append(out.Applied, PinLine{From: from, Requirement: d.Project + extrasString(d.Extras) + d.SpecString()})
+				out.Applied = append(out.Applied, line)
+				// The meta-package's extras name each library's build.
+				if v := d.Exact(); d.Project == "cuda-toolkit" && v != "" {
+					queue = append(queue, job{fw: Framework{Project: d.Project, Extras: d.Extras, Version: v}, toolkit: true, depth: j.depth + 1})
+				}
 				continue
 			}
 			// A plugin an extra pulls by exact pin: jax[cuda13] →

@@ -2,6 +2,7 @@ package pypi_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -59,9 +60,11 @@ var cupy = pypitest.FrameworkWheel{Project: "cupy-cuda13x", Version: "14.0.0", S
 	Requires:      append([]string{"cuda-pathfinder==1.*,>=1.3.3"}, withExtra("ctk", "cuda-toolkit[cublas,cudart,cufft,curand,cusolver,cusparse,nvrtc]==13.*")...),
 	ProvidesExtra: []string{"ctk"}}
 
+// toolkit is the cuda-toolkit meta-package: each extra pins one library
+// (shape from ../shared/nvidia/compat/cuda_toolkit_pypi.tsv).
 func toolkit(v string) pypitest.FrameworkWheel {
 	return pypitest.FrameworkWheel{Project: "cuda-toolkit", Version: v, Python: "py2.py3", Platform: "any", Serve: pypitest.ServeWhole,
-		Requires: withExtra("cublas", "nvidia-cublas==13.2.1.1"), ProvidesExtra: []string{"cublas", "all"}}
+		Requires: append(withExtra("cublas", "nvidia-cublas==13.2.1.1"), withExtra("curand", "nvidia-curand==10.4.2.51")...), ProvidesExtra: []string{"cublas", "curand", "all"}}
 }
 
 func TestFrameworkPinsNameTheCUDAReleaseAndCudnnBuild(t *testing.T) {
@@ -109,6 +112,16 @@ func TestFrameworkPinsNameTheCUDAReleaseAndCudnnBuild(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the cuda-toolkit pin's extras name each library's build", func(t *testing.T) {
+		p, err := ix.FrameworkPins(context.Background(), pypi.Framework{Project: "torch", Version: "2.15.0"}, pypi.LinuxX86_64, "3.12", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []pypi.PinLine{{From: "cuda-toolkit 13.2.2", Requirement: "nvidia-cublas==13.2.1.1"}}
+		if !reflect.DeepEqual(p.Libraries, want) {
+			t.Errorf("libraries = %+v, want %+v (only the extras torch asks for)", p.Libraries, want)
+		}
+	})
 	t.Run("pins for another platform do not apply", func(t *testing.T) {
 		_, err := ix.FrameworkPins(context.Background(), pypi.Framework{Project: "torch", Version: "2.10.0"}, pypi.LinuxSBSA, "3.12", "")
 		if err == nil || !strings.Contains(err.Error(), "has no wheel of 2.10.0 for linux-sbsa") {

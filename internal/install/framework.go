@@ -29,6 +29,9 @@ type FrameworkPinned struct {
 	Cudnn, CudnnFrom, CudnnInstall string
 	// Extra is the extra turned on to read the CUDA pins, "" for none.
 	Extra string
+	// Libraries are the exact library pins of the cuda-toolkit release
+	// (from the meta-package's extras): "nvidia-cublas==13.2.1.1".
+	Libraries []string
 	// TableDisagrees says where cudaenv's table differs from the wheel
 	// (the wheel wins); "" when it agrees or has no row.
 	TableDisagrees string
@@ -90,6 +93,9 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 	ev := FrameworkPinned{For: fw.Project + " " + fw.Version, Wheel: pins.Wheel, Via: pins.Via,
 		CUDA: pins.CUDA, CUDAFrom: pins.CUDAFrom, Cudnn: pins.Cudnn, CudnnFrom: pins.CudnnFrom, Extra: pins.Extra,
 		TableDisagrees: tableDisagrees(fw, pins)}
+	for _, l := range pins.Libraries {
+		ev.Libraries = append(ev.Libraries, l.Requirement)
+	}
 	if pins.Cudnn != "" {
 		want, err := version.Parse(pins.Cudnn)
 		if err != nil {
