@@ -221,6 +221,7 @@ var archRows = []archRow{
 	{capability: "10.0", arch: "Blackwell", minCUDA: "12.8", maxCUDA: "", source: "N lists 12.7, a release that was never published; 12.8 is the first"},
 	{capability: "10.1", arch: "Blackwell", minCUDA: "12.8", maxCUDA: "12.9", source: "N (Jetson Thor before CUDA 13 renamed it 11.0)"},
 	{capability: "10.3", arch: "Blackwell", minCUDA: "12.9", maxCUDA: "", source: "N"},
+	{capability: "10.7", arch: "Rubin", minCUDA: "13.4", maxCUDA: "", source: "gcc-patches \"nvptx: Update -march-map= for newer sm_{107,110}\" (https://www.mail-archive.com/gcc-patches@gcc.gnu.org/msg419655.html): \"PTX ISA 9.4 (CUDA 13.4) added SM_107{,a,f} (Rubin)\"; not in ../shared/nvidia"},
 	{capability: "11.0", arch: "Blackwell", minCUDA: "13.0", maxCUDA: "", source: "N (Jetson Thor)"},
 	{capability: "12.0", arch: "Blackwell", minCUDA: "12.8", maxCUDA: "", source: "N"},
 	{capability: "12.1", arch: "Blackwell", minCUDA: "12.9", maxCUDA: "", source: "N (DGX Spark)"},
