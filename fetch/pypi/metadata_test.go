@@ -191,3 +191,25 @@ func TestHostileMetadataGivesAClearError(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkWheelMetadataByRanges reads a 6 MiB wheel's METADATA through
+// range requests on a local index (no cache): the cost a new torch
+// release adds to install --for, less the network.
+func BenchmarkWheelMetadataByRanges(b *testing.B) {
+	w := torch215(pypitest.ServeRanges)
+	w.Padding = 6 << 20
+	srv := pypitest.New(b, pypitest.Frameworks(w))
+	ix, _ := pypi.NewIndex(srv.URL(), pypi.WithHTTPClient(srv.Client()), pypi.WithRetries(0, 0))
+	page, err := ix.Project(context.Background(), "torch")
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := page.Files[0]
+	b.ResetTimer()
+	for range b.N {
+		if _, err := ix.WheelMetadata(context.Background(), f, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(srv.Hits("/files/"+w.Filename()))/float64(b.N), "requests/op")
+}
