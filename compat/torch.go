@@ -7,11 +7,13 @@ import (
 
 // TorchVariant is one CUDA build of a PyTorch release, e.g. cu124.
 type TorchVariant struct {
-	Name   string // wheel index name: "cu124"
-	CUDA   string // CUDA release it is built with, major.minor: "12.4"
-	Role   string // "stable" or "experimental" in PyTorch's release matrix
-	Cudnn  string // cuDNN bundled with the wheels: "9.1.0.70"
-	NCCL   string // NCCL bundled, when known
+	Name  string // wheel index name: "cu124"
+	CUDA  string // CUDA release it is built with, major.minor: "12.4"
+	Role  string // "stable" or "experimental" in PyTorch's release matrix
+	Cudnn string // cuDNN bundled with the wheels: "9.1.0.70"
+	NCCL  string // NCCL bundled, when known
+	// OS is "linux" for a build made for Linux only; "" for every OS.
+	OS     string
 	Source string
 }
 
@@ -57,6 +59,7 @@ func Torch(version string) (TorchRelease, bool) {
 			Role:   r.role,
 			Cudnn:  r.cudnn,
 			NCCL:   r.nccl,
+			OS:     r.os,
 			Source: r.source,
 		})
 		rel.Sources = appendUnique(rel.Sources, r.source)

@@ -259,7 +259,11 @@ func compatTorch(e *env, arg string, wheelRead bool) error {
 		fmt.Fprintf(e.stdout, "  note: %s\n", rel.Note)
 	}
 	for _, b := range rep.Builds {
-		fmt.Fprintf(e.stdout, "  %s (%s): CUDA %s, cuDNN %s, %s\n", b.Name, b.Role, b.CUDA, b.Cudnn, b.Driver.Verdict())
+		role := b.Role
+		if b.OS == "linux" {
+			role += ", Linux only"
+		}
+		fmt.Fprintf(e.stdout, "  %s (%s): CUDA %s, cuDNN %s, %s\n", b.Name, role, b.CUDA, orUnknownCell(b.Cudnn), b.Driver.Verdict())
 		if b.Pip != "" {
 			fmt.Fprintf(e.stdout, "    %s\n", b.Pip)
 		}
@@ -283,4 +287,12 @@ func compatMatrix(e *env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", row.Torch, row.Variant.Name, row.Variant.CUDA, row.Variant.Cudnn, row.Variant.Role, row.Verdict())
 	}
 	return tw.Flush()
+}
+
+// orUnknownCell is v, or "unknown" for a fact the tables do not have.
+func orUnknownCell(v string) string {
+	if v == "" {
+		return "unknown"
+	}
+	return v
 }

@@ -60,6 +60,7 @@ var tables = []table{
 			{"cudnn", "cudnn", version, false},
 			{"nccl", "nccl", version, false},
 			{"python", "python", text, false},
+			{"os", "os", text, false},
 			{"source", "source", text, true},
 		},
 	},
