@@ -78,7 +78,7 @@ func TestTorch(t *testing.T) {
 			t.Errorf("torch 2.11 cu130 cuDNN = %q, want 9.19.0.56", v.Cudnn)
 		}
 		rel, ok = Torch("2.15.0")
-		if v, _ := rel.Variant("cu132"); !ok || v.Cudnn != "9.26.0.51" {
+		if v, _ := rel.Variant("cu132"); !ok || v.Cudnn != "9.26.0.51" || v.PyPIDefault != "linux" {
 			t.Errorf("Torch(2.15.0) = %+v, %v", rel, ok)
 		}
 	})

@@ -263,6 +263,9 @@ func compatTorch(e *env, arg string, wheelRead bool) error {
 		if b.OS == "linux" {
 			role += ", Linux only"
 		}
+		if b.PyPIDefault == "linux" {
+			role += ", PyPI's default on Linux"
+		}
 		fmt.Fprintf(e.stdout, "  %s (%s): CUDA %s, cuDNN %s, %s\n", b.Name, role, b.CUDA, orUnknownCell(b.Cudnn), b.Driver.Verdict())
 		if b.Pip != "" {
 			fmt.Fprintf(e.stdout, "    %s\n", b.Pip)

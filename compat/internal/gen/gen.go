@@ -61,6 +61,7 @@ var tables = []table{
 			{"nccl", "nccl", version, false},
 			{"python", "python", text, false},
 			{"os", "os", text, false},
+			{"pypi_default", "pypiDefault", text, false},
 			{"source", "source", text, true},
 		},
 	},
