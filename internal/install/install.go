@@ -220,9 +220,11 @@ type Request struct {
 	// Args are the versions as typed ("12.4", "cudnn@9.5"); none means
 	// what Here selects.
 	Args []string
-	// For ("torch==2.5.1") installs the CUDA build of that PyTorch release
-	// this machine's driver runs and the cuDNN nearest to the one its wheels
-	// bundle, instead of Args.
+	// For ("torch==2.15.0", "jax[cuda13]==0.9.0") installs, instead of
+	// Args, the CUDA release and cuDNN build that framework wheel pins on
+	// the package index (forFramework); a torch release the index cannot
+	// answer for is taken from cudaenv's tables (the CUDA build this
+	// machine's driver runs and the cuDNN nearest to the one it bundles).
 	For string
 	// Python is the CPython version ("3.12") whose framework wheel For
 	// reads; "" means DefaultPython.
