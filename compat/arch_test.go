@@ -57,3 +57,13 @@ func TestParseCapability(t *testing.T) {
 		t.Errorf("ArchInfo(sm_89) = %+v", a)
 	}
 }
+
+func TestRubinIsTargetedFromCUDA13_4(t *testing.T) {
+	a, ok := ArchInfo("10.7")
+	if !ok || a.Name != "Rubin" || a.SM() != "sm_107" {
+		t.Fatalf("ArchInfo(10.7) = %+v, %v", a, ok)
+	}
+	if slices.Contains(ArchsFor("13.3.1"), "10.7") || !slices.Contains(ArchsFor("13.4.1"), "10.7") {
+		t.Errorf("10.7 in ArchsFor: 13.3.1 %v, 13.4.1 %v; want only from 13.4", ArchsFor("13.3.1"), ArchsFor("13.4.1"))
+	}
+}

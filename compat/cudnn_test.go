@@ -18,7 +18,9 @@ func TestCudnn(t *testing.T) {
 		{"cuDNN 9.12 dropped CUDA 11 and added CUDA 13", "9.12.0", "9.12.0", []int{12, 13}, true, true, ""},
 		{"8.9.7.29 has both variants", "8.9.7.29", "8.9.7", []int{11, 12}, true, true, ""},
 		{"a bare minor means its newest release", "9.5", "9.5.1", []int{11, 12}, false, true, "9.5 stands for every 9.5 release"},
-		{"a missing release falls back to the nearest lower one and says so", "9.10.2.21", "9.8.0", []int{11, 12}, false, true, "9.10.2.21 is not in the table; using 9.8.0"},
+		{"a missing release falls back to the nearest lower one and says so", "9.10.3.1", "9.10.2", []int{11, 12}, false, true, "9.10.3.1 is not in the table; using 9.10.2"},
+		{"CUDA 11 builds end with 9.10.2; 9.19.1 and 9.28.1 are built for CUDA 13 only", "9.10.2.21", "9.10.2", []int{11, 12}, true, true, ""},
+		{"9.28.1 is built for CUDA 13 only", "9.28.1.4", "9.28.1", []int{13}, true, true, ""},
 		{"a release older than the table is not found", "7.6.5", "", nil, false, false, ""},
 	}
 	for _, tt := range tests {

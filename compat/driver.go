@@ -36,6 +36,15 @@ func (r DriverReq) Min(goos string) string {
 	return r.Linux
 }
 
+// Unbundled reports whether the release's Linux toolkit bundles no driver
+// (CUDA 13.4 and newer 13.x: their manifests name none). Such a release
+// runs on the major's minor-version-compatibility floor as a matter of
+// course; its Linux minimum is the developer driver its new features need.
+func (r DriverReq) Unbundled() bool {
+	v := versionParts(r.CUDA)
+	return len(v) >= 2 && v[0] == 13 && v[1] >= 4
+}
+
 // MinorCompat returns the minor-version-compatibility floor for goos.
 func (r DriverReq) MinorCompat(goos string) string {
 	if goos == "windows" {

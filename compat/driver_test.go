@@ -14,7 +14,8 @@ func TestDriverFor(t *testing.T) {
 		{name: "a missing minor falls back to the nearest lower release of its major", cuda: "12.7.0", release: "12.6.3", linux: "560.35.05", windows: "561.17", wantOK: true, notePrefix: "12.7.0 is not in the table; using 12.6.3"},
 		{name: "a bare minor means its GA release", cuda: "12.4", release: "12.4.0", linux: "550.54.14", windows: "551.61", exact: true, wantOK: true},
 		{name: "a bare minor without a GA row means its first release", cuda: "11.0", release: "11.0.1", linux: "450.36.06", windows: "451.22", wantOK: true, notePrefix: "11.0 stands for every 11.0 release"},
-		{name: "a release missing from the release notes takes the manifest's driver", cuda: "13.3.0", release: "13.3.0", linux: "610.43.02", exact: true, fromManifest: true, wantOK: true, notePrefix: "not in Table 3"},
+		{name: "a release missing from the release notes takes the manifest's driver", cuda: "13.0.3", release: "13.0.3", linux: "580.126.20", exact: true, fromManifest: true, wantOK: true, notePrefix: "not in 13.2 Table 3"},
+		{name: "a release the 13.3 notes list takes their driver", cuda: "13.3.0", release: "13.3.0", linux: "610.43.02", exact: true, wantOK: true, notePrefix: "\"CUDA 13.3 GA >=610.43.02\""},
 		{name: "CUDA 13 has no Windows minimum", cuda: "13.0.0", release: "13.0.0", linux: "580.65.06", exact: true, wantOK: true, notePrefix: "Windows: N/A"},
 		{name: "an unknown major is not answered", cuda: "10.2", wantOK: false},
 		{name: "garbage is not answered", cuda: "latest", wantOK: false},
@@ -91,7 +92,7 @@ func TestMaxCUDAForDriver(t *testing.T) {
 		{"550.54.15", "linux", "12.4.1"},
 		{"535.104.05", "linux", "12.2.2"},
 		{"470.82.01", "linux", "11.4.4"},
-		{"610.43.02", "linux", "13.3.0"},
+		{"610.43.02", "linux", "13.3.1"},
 		{"551.78", "windows", "12.4.1"},
 	}
 	for _, tt := range tests {
@@ -135,7 +136,7 @@ func TestCUDAReleasesAreSortedAndUnique(t *testing.T) {
 
 func TestNewestRelease(t *testing.T) {
 	tests := []struct{ prefix, want string }{
-		{"12.4", "12.4.1"}, {"12", "12.9.1"}, {"11.8", "11.8.0"}, {"12.4.0", "12.4.0"}, {"13", "13.3.0"},
+		{"12.4", "12.4.1"}, {"12", "12.9.1"}, {"11.8", "11.8.0"}, {"12.4.0", "12.4.0"}, {"13", "13.4.2"},
 	}
 	for _, tt := range tests {
 		if got, _ := NewestRelease(tt.prefix); got != tt.want {

@@ -8,7 +8,7 @@ type driverRow struct {
 }
 
 type torchRow struct {
-	torch, variant, role, status, cudnn, nccl, python, source string
+	torch, variant, role, status, cudnn, nccl, python, os, pypiDefault, source string
 }
 
 type domainRow struct {

@@ -7,12 +7,17 @@ import (
 
 // TorchVariant is one CUDA build of a PyTorch release, e.g. cu124.
 type TorchVariant struct {
-	Name   string // wheel index name: "cu124"
-	CUDA   string // CUDA release it is built with, major.minor: "12.4"
-	Role   string // "stable" or "experimental" in PyTorch's release matrix
-	Cudnn  string // cuDNN bundled with the wheels: "9.1.0.70"
-	NCCL   string // NCCL bundled, when known
-	Source string
+	Name  string // wheel index name: "cu124"
+	CUDA  string // CUDA release it is built with, major.minor: "12.4"
+	Role  string // "stable" or "experimental" in PyTorch's release matrix
+	Cudnn string // cuDNN bundled with the wheels: "9.1.0.70"
+	NCCL  string // NCCL bundled, when known
+	// OS is "linux" for a build made for Linux only; "" for every OS.
+	OS string
+	// PyPIDefault is "linux" for the build plain `pip install torch` gets
+	// from PyPI on Linux; "" otherwise or when not recorded.
+	PyPIDefault string
+	Source      string
 }
 
 // TorchRelease is what cudaenv knows about one PyTorch release.
@@ -52,12 +57,14 @@ func Torch(version string) (TorchRelease, bool) {
 		}
 		rel.Minor, rel.Status, rel.Python = r.torch, r.status, r.python
 		rel.Variants = append(rel.Variants, TorchVariant{
-			Name:   r.variant,
-			CUDA:   variantCUDA(r.variant),
-			Role:   r.role,
-			Cudnn:  r.cudnn,
-			NCCL:   r.nccl,
-			Source: r.source,
+			Name:        r.variant,
+			CUDA:        variantCUDA(r.variant),
+			Role:        r.role,
+			Cudnn:       r.cudnn,
+			NCCL:        r.nccl,
+			OS:          r.os,
+			PyPIDefault: r.pypiDefault,
+			Source:      r.source,
 		})
 		rel.Sources = appendUnique(rel.Sources, r.source)
 	}

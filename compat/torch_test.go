@@ -24,7 +24,8 @@ func TestPipLine(t *testing.T) {
 		{"the CPU build is always offered", "2.7.1", "cpu",
 			"pip install torch==2.7.1 torchvision==0.22.1 torchaudio==2.7.1 --index-url https://download.pytorch.org/whl/cpu"},
 		{"a variant the release was not built for gives nothing", "2.5.1", "cu128", ""},
-		{"a release candidate gives nothing", "2.14", "cu130", ""},
+		{"2.14 is released: its newest patch with the newest torchvision for it", "2.14", "cu130",
+			"pip install torch==2.14.1 torchvision==0.29.2 --index-url https://download.pytorch.org/whl/cu130"},
 		{"an unknown release gives nothing", "3.0.0", "cu124", ""},
 	}
 	for _, tt := range tests {
@@ -67,10 +68,18 @@ func TestTorch(t *testing.T) {
 			t.Errorf("Torch(2.6.3) = %+v, %v", rel, ok)
 		}
 	})
-	t.Run("a release candidate is marked", func(t *testing.T) {
+	t.Run("2.14 is a release, built for CUDA 13.4 too, and 2.11 cu130 bundles the cuDNN its wheel pins", func(t *testing.T) {
 		rel, ok := Torch("2.14")
-		if !ok || rel.Status != "candidate" || rel.Note == "" {
+		if _, cu134 := rel.Variant("cu134"); !ok || rel.Status != "release" || !cu134 {
 			t.Errorf("Torch(2.14) = %+v, %v", rel, ok)
+		}
+		rel, _ = Torch("2.11.0")
+		if v, _ := rel.Variant("cu130"); v.Cudnn != "9.19.0.56" {
+			t.Errorf("torch 2.11 cu130 cuDNN = %q, want 9.19.0.56", v.Cudnn)
+		}
+		rel, ok = Torch("2.15.0")
+		if v, _ := rel.Variant("cu132"); !ok || v.Cudnn != "9.26.0.51" || v.PyPIDefault != "linux" {
+			t.Errorf("Torch(2.15.0) = %+v, %v", rel, ok)
 		}
 	})
 	t.Run("an unknown release is not found", func(t *testing.T) {
@@ -124,7 +133,7 @@ func TestVariantNames(t *testing.T) {
 
 func TestTorchMatrix(t *testing.T) {
 	rows := TorchMatrix("550.54.15", "linux")
-	if len(rows) < 40 || rows[0].Torch != "2.14" {
+	if len(rows) < 40 || rows[0].Torch != "2.15" {
 		t.Fatalf("TorchMatrix has %d rows, first %q", len(rows), rows[0].Torch)
 	}
 	status := map[string]DriverStatus{}

@@ -47,7 +47,7 @@ func (t TorchRelease) BuildFor(driver, goos string) (TorchVariant, bool) {
 	vs := append([]TorchVariant(nil), t.Variants...)
 	sort.SliceStable(vs, func(i, j int) bool { return CompareVersions(vs[i].CUDA, vs[j].CUDA) > 0 })
 	for _, v := range vs {
-		if v.CUDA == "" {
+		if v.CUDA == "" || (v.OS != "" && v.OS != goosOr(goos)) {
 			continue
 		}
 		if driver != "" && CheckDriver(v.CUDA, driver, goos).Status == DriverTooOld {
@@ -56,4 +56,12 @@ func (t TorchRelease) BuildFor(driver, goos string) (TorchVariant, bool) {
 		return v, true
 	}
 	return TorchVariant{}, false
+}
+
+// goosOr is goos, "" meaning linux (as Min does).
+func goosOr(goos string) string {
+	if goos == "windows" {
+		return goos
+	}
+	return "linux"
 }

@@ -1,6 +1,9 @@
 package compat
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDriverCheckVerdict(t *testing.T) {
 	tests := []struct {
@@ -68,14 +71,20 @@ func TestBuildFor(t *testing.T) {
 		{"no driver takes the newest CUDA build", "2.5.1", "", "12.4", "9.1.0.70"},
 		{"an old driver falls back to the newest build it runs", "2.5.1", "470.57.02", "11.8", "9.1.0.70"},
 		{"a driver too old for every build gets none", "2.5.1", "390.12", "", ""},
+		{"torch 2.14 on Linux takes its Linux-only CUDA 13.4 build", "2.14.1", "", "13.4", ""},
+		{"on Windows it takes the newest build made for Windows", "2.14.1 windows", "", "13.2", "9.24.0.43"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rel, ok := Torch(tt.torch)
-			if !ok {
-				t.Fatalf("torch %s not in the tables", tt.torch)
+			torch, goos, _ := strings.Cut(tt.torch, " ")
+			if goos == "" {
+				goos = "linux"
 			}
-			v, ok := rel.BuildFor(tt.driver, "linux")
+			rel, ok := Torch(torch)
+			if !ok {
+				t.Fatalf("torch %s not in the tables", torch)
+			}
+			v, ok := rel.BuildFor(tt.driver, goos)
 			if tt.wantCUDA == "" {
 				if ok {
 					t.Fatalf("BuildFor(%q) = %s, want none", tt.driver, v.Name)

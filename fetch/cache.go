@@ -21,7 +21,7 @@ import (
 // cudaenv's own, and the marker that says so. Other programs' files may sit
 // beside them when CUDAENV_CACHE_DIR names a shared folder: nothing here
 // touches those.
-var cacheFolders = []string{"index", "manifests", "archives"}
+var cacheFolders = []string{"index", "manifests", "archives", "metadata"}
 
 // CacheMarker is the file that marks a folder as cudaenv's download cache:
 // a cache directory tag (https://bford.info/cachedir/), so backup tools

@@ -18,6 +18,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/detect"
 	"github.com/cudaenv/cudaenv/internal/doctor"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/install"
 	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -46,14 +47,18 @@ torch, env.
 		},
 		{
 			Name:      "compat",
-			Usage:     "what a PyTorch release was built with, its pip line, and whether this machine runs it",
-			ArgsUsage: "[torch==VERSION | torch]   (none: the matrix for this machine)",
+			Usage:     "what a framework release's wheel pins and a PyTorch release was built with, its pip line, and whether this machine runs it",
+			ArgsUsage: "[NAME==VERSION | torch]   (none: the matrix for this machine)",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "python", Usage: "the CPython version whose wheel is read (default " + install.DefaultPython + ")"},
+				&cli.BoolFlag{Name: "offline", Usage: "do not read the package index; cudaenv's tables only"},
+			},
 			Action: func(c *cli.Context) error {
 				switch c.NArg() {
 				case 0:
 					return compatMatrix(e)
 				case 1:
-					return compatTorch(e, c.Args().First())
+					return compatFramework(e, c, c.Args().First())
 				}
 				return errors.New("compat takes one argument, e.g. cudaenv compat torch==2.5.1")
 			},
@@ -186,7 +191,48 @@ func gpuCheck(ctx context.Context, e *env, h detect.Host, r activate.Resolved, h
 	return doctor.GPUCheck(buildOut, buildErr, runOut, runErr)
 }
 
-func compatTorch(e *env, arg string) error {
+// compatFramework answers compat NAME==VERSION: the pins its wheel on the
+// package index names, then, for torch, what cudaenv's tables say of it.
+// A bare "torch" is the installed one (tables only).
+func compatFramework(e *env, c *cli.Context, arg string) error {
+	if !strings.Contains(arg, "==") {
+		return compatTorch(e, arg, false)
+	}
+	name, ver, _ := strings.Cut(arg, "==")
+	in, err := e.installer(c, true)
+	if err != nil {
+		return err
+	}
+	pins, disagree, err := in.Pins(context.Background(), arg, c.String("python"), "")
+	if err != nil {
+		if name != "torch" || strings.TrimSpace(ver) == "" {
+			return fmt.Errorf("compat: %w", err)
+		}
+		sayf(e.stderr, "cudaenv: could not read %s's wheel (%v); cudaenv's tables only", arg, err)
+		return compatTorch(e, arg, false)
+	}
+	fw := pins.Framework
+	sayf(e.stdout, "%s %s wheel %s pins:", fw.Project, fw.Version, pins.Wheel)
+	sayf(e.stdout, "  %s → CUDA %s", pins.CUDAFrom, pins.CUDA)
+	if pins.Cudnn != "" {
+		sayf(e.stdout, "  %s → cuDNN %s", pins.CudnnFrom, pins.Cudnn)
+	}
+	var all []string
+	for _, p := range pins.Applied {
+		all = append(all, p.Requirement)
+	}
+	sayf(e.stdout, "  NVIDIA requirements: %s", strings.Join(all, ", "))
+	if disagree != "" {
+		sayf(e.stdout, "  note: %s", disagree)
+	}
+	sayf(e.stdout, "install them with: cudaenv install --for %s", arg)
+	if fw.Project == "torch" {
+		return compatTorch(e, arg, true)
+	}
+	return nil
+}
+
+func compatTorch(e *env, arg string, wheelRead bool) error {
 	name, ver, hasVer := strings.Cut(arg, "==")
 	if name != "torch" || (hasVer && strings.TrimSpace(ver) == "") {
 		return fmt.Errorf("compat: %q is not a PyTorch requirement; use torch==2.5.1, or torch for the one installed", arg)
@@ -194,6 +240,9 @@ func compatTorch(e *env, arg string) error {
 	rep, err := doctor.CompatTorch(context.Background(), e.host(true), ver)
 	if t := rep.Installed; t != nil {
 		fmt.Fprintf(e.stdout, "installed: torch %s (%s)\n", t.Version, t.Path)
+	}
+	if err != nil && wheelRead {
+		return nil // a release newer than the tables: its wheel has said it all
 	}
 	if err != nil {
 		return err
@@ -211,12 +260,21 @@ func compatTorch(e *env, arg string) error {
 		fmt.Fprintf(e.stdout, "  note: %s\n", rel.Note)
 	}
 	for _, b := range rep.Builds {
-		fmt.Fprintf(e.stdout, "  %s (%s): CUDA %s, cuDNN %s, %s\n", b.Name, b.Role, b.CUDA, b.Cudnn, b.Driver.Verdict())
+		role := b.Role
+		if b.OS == "linux" {
+			role += ", Linux only"
+		}
+		if b.PyPIDefault == "linux" {
+			role += ", PyPI's default on Linux"
+		}
+		fmt.Fprintf(e.stdout, "  %s (%s): CUDA %s, cuDNN %s, %s\n", b.Name, role, b.CUDA, orUnknownCell(b.Cudnn), b.Driver.Verdict())
 		if b.Pip != "" {
 			fmt.Fprintf(e.stdout, "    %s\n", b.Pip)
 		}
 	}
-	fmt.Fprintf(e.stdout, "install a matching toolkit with: cudaenv install --for torch==%s\n", rel.Version)
+	if !wheelRead {
+		fmt.Fprintf(e.stdout, "install a matching toolkit with: cudaenv install --for torch==%s\n", rel.Version)
+	}
 	return nil
 }
 
@@ -241,4 +299,12 @@ func damage(ent store.Entry) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// orUnknownCell is v, or "unknown" for a fact the tables do not have.
+func orUnknownCell(v string) string {
+	if v == "" {
+		return "unknown"
+	}
+	return v
 }

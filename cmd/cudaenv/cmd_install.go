@@ -43,7 +43,9 @@ func installCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "refresh", Usage: "refresh the cached release index first"},
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors and the final line"},
 				&cli.StringFlag{Name: "source", Usage: "nvidia (the redist server or --mirror), pypi (NVIDIA's wheels on CUDAENV_PYPI_INDEX) or auto (nvidia, falling back to pypi); also CUDAENV_SOURCE"},
-				&cli.StringFlag{Name: "for", Usage: "install the CUDA and the nearest cuDNN a PyTorch release was built with, e.g. --for torch==2.5.1"},
+				&cli.StringFlag{Name: "for", Usage: "install the CUDA and cuDNN a framework release's wheel pins (read from the package index; cudaenv's tables offline), e.g. --for torch==2.15.0, jax[cuda13]==0.9.0, tensorflow[and-cuda]==2.21.0"},
+				&cli.StringFlag{Name: "python", Usage: "with --for: the CPython version whose wheel is read (default " + install.DefaultPython + ")"},
+				&cli.BoolFlag{Name: "dry-run", Usage: "print what would be installed, with exact versions and where they come from; install nothing"},
 				&cli.BoolFlag{Name: "locked", Usage: "install exactly what .cuda-version.lock lists, and fail if it no longer matches .cuda-version (CI)"},
 				&cli.BoolFlag{Name: "system", Usage: "install into the system store (CUDAENV_SYSTEM_ROOT), readable by all users; for its admin"},
 				&cli.StringFlag{Name: "from", Usage: "install the versions in a bundle FILE (see: cudaenv bundle export), with no network"},
@@ -165,6 +167,8 @@ func installCmd(e *env, c *cli.Context) error {
 		_, err := in.Install(ctx, install.Request{
 			Args:       c.Args().Slice(),
 			For:        c.String("for"),
+			Python:     c.String("python"),
+			DryRun:     c.Bool("dry-run"),
 			Here:       install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
 			Source:     source,
 			Profile:    profile,
@@ -235,6 +239,40 @@ func (r *installReport) Event(ev install.Event) {
 		sayf(e.stderr, "cudaenv: skipping %s: %v\n", ev.Component, ev.Reason)
 	case install.UnlistedRelease:
 		sayf(e.stderr, "cudaenv: note: CUDA %s is %s\n", ev.Release, ev.Note)
+	case install.FrameworkPinned:
+		via := map[string]string{"metadata": "its .metadata file", "range": "range requests on its zip directory", "wheel": "the whole (small) wheel", "cache": "the cache"}[ev.Via]
+		sayf(e.stderr, "%s: read the pins of %s (from %s)\n", ev.For, ev.Wheel, via)
+		if ev.Extra != "" {
+			sayf(e.stderr, "%s: its CUDA wheels come with the extra [%s]; reading them with it\n", ev.For, ev.Extra)
+		}
+		sayf(e.stderr, "%s wheel pins %s → CUDA %s\n", ev.For, ev.CUDAFrom, ev.CUDA)
+		if len(ev.Libraries) > 0 {
+			sayf(e.stderr, "  cuda-toolkit %s's extras pin %s\n", ev.CUDA, strings.Join(ev.Libraries, ", "))
+		}
+		if ev.Cudnn != "" {
+			line := fmt.Sprintf("%s wheel pins %s → cuDNN %s", ev.For, ev.CudnnFrom, ev.Cudnn)
+			if ev.CudnnInstall != "" && ev.CudnnInstall != ev.Cudnn {
+				line += fmt.Sprintf(" (installing cuDNN %s, the nearest release the source has)", ev.CudnnInstall)
+			}
+			sayf(e.stderr, "%s\n", line)
+		}
+		if ev.TableDisagrees != "" {
+			sayf(e.stderr, "cudaenv: note: %s\n", ev.TableDisagrees)
+		}
+	case install.FrameworkFallback:
+		sayf(e.stderr, "cudaenv: could not read %s's wheel (%v); using cudaenv's built-in tables\n", ev.For, ev.Err)
+	case install.WouldInstall:
+		state := "would install"
+		if ev.Installed {
+			state = "already installed"
+		}
+		sayf(e.stdout, "%s %s (%s, %s) from %s\n", state, ev.Label, plural(ev.Files, "file"), humanBytes(ev.Bytes), ev.Source)
+		for _, f := range ev.Entries {
+			sayf(e.stdout, "  %s %s  %s\n", f.Component, f.Version, humanBytes(f.Size))
+		}
+		if ev.Use != "" {
+			sayf(e.stdout, "select it with: cudaenv use %s\n", ev.Use)
+		}
 	case install.TorchTargets:
 		sayf(e.stderr, "%s was built with CUDA %s and cuDNN %s; installing CUDA %s and cuDNN %s\n", ev.For, ev.CUDA, ev.BundledCudnn, ev.CUDA, ev.Cudnn)
 	case install.Adding:

@@ -120,6 +120,7 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 		// NVIDIA wheels; point CUDAENV_PYPI_INDEX at it. releases limits it
 		// to those catalog releases; cuda13.5 adds a CUDA 13.5 the catalog
 		// does not know (as the real index had it); cudnn adds a cuDNN build.
+		// frameworks adds the torch wheels of scriptFrameworks.
 		// pypi-index hostile PROJECT KIND [PATH]: the same, with the
 		// project's wheels carrying one of pypitest.Hostile's attacks.
 		"pypi-index": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -154,6 +155,8 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 						ms = append(ms, n)
 					}
 					opts = append(opts, pypitest.ExtraCudnn(v, ms...))
+				case "frameworks":
+					opts = append(opts, scriptFrameworks()...)
 				default:
 					ts.Fatalf("pypi-index: unknown argument %q", a)
 				}
@@ -161,5 +164,34 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 			ix := pypitest.New(t, opts...)
 			ts.Setenv("CUDAENV_PYPI_INDEX", ix.URL())
 		},
+	}
+}
+
+// scriptFrameworks are torch wheels for the scripts: 2.15.0, newer than
+// every table, read through range requests only (the server refuses a
+// whole-file GET of it); 2.11.0, whose cuDNN pin (9.19.0.56) the table's
+// row once got wrong, with a PEP 658 metadata file; 2.10.0, a small wheel
+// read whole, whose cuDNN pin no table has; jax-cuda13-plugin 0.9.0, in
+// no table, with ranges under its with-cuda extra; torch 2.16.0, whose
+// METADATA is too big to believe. Pins are shaped as in
+// ../shared/nvidia/compat/torch_pins.tsv.
+func scriptFrameworks() []pypitest.Option {
+	linux := `; platform_system == "Linux"`
+	return []pypitest.Option{
+		pypitest.Frameworks(
+			pypitest.FrameworkWheel{Project: "torch", Version: "2.15.0", Serve: pypitest.ServeRanges, Padding: 5 << 20, Requires: []string{
+				"filelock", `cuda-toolkit[cublas,cudart,cufft,nvrtc]==13.2.2` + linux, `nvidia-cudnn-cu13==9.26.0.51` + linux, `nvidia-nccl-cu13==2.30.1` + linux}},
+			pypitest.FrameworkWheel{Project: "torch", Version: "2.11.0", Serve: pypitest.ServeMetadata, Requires: []string{
+				`cuda-toolkit[cublas,cudart]==13.0.2` + linux, `nvidia-cudnn-cu13==9.19.0.56` + linux}},
+			pypitest.FrameworkWheel{Project: "torch", Version: "2.10.0", Serve: pypitest.ServeWhole, Requires: []string{
+				`nvidia-cuda-runtime-cu12==12.8.90` + linux, `nvidia-cublas-cu12==12.8.4.1` + linux, `nvidia-cudnn-cu12==9.99.0.1` + linux}},
+			pypitest.FrameworkWheel{Project: "cuda-toolkit", Version: "13.2.2", Python: "py2.py3", Platform: "any", Serve: pypitest.ServeWhole, Requires: []string{
+				`nvidia-cublas==13.3.0.5; extra == "cublas"`, `nvidia-cuda-runtime==13.2.86; extra == "cudart"`, `nvidia-curand==10.4.2.51; extra == "curand"`}},
+			pypitest.FrameworkWheel{Project: "jax-cuda13-plugin", Version: "0.9.0", Serve: pypitest.ServeMetadata, Requires: []string{
+				"jax-cuda13-pjrt==0.9.0", `nvidia-cuda-runtime>=13.0.48; extra == "with-cuda"`, `nvidia-cudnn-cu13<10.0,>=9.12.0.46; extra == "with-cuda"`}},
+			pypitest.FrameworkWheel{Project: "torch", Version: "2.16.0", Serve: pypitest.ServeMetadata,
+				Metadata: "Metadata-Version: 2.1\nName: torch\nVersion: 2.16.0\nSummary: " + strings.Repeat("x", 5<<20) + "\n\n"},
+		),
+		pypitest.ExtraCudnn("9.26.0.51", 13), pypitest.ExtraCudnn("9.19.0.56", 13), pypitest.ExtraCudnn("9.99.0.1", 12),
 	}
 }

@@ -120,6 +120,10 @@ type File struct {
 	SHA256   string // lower-case hex; empty when the index gave none
 	Size     int64  // 0 when the index did not say (PEP 503 pages never do)
 	Yanked   bool
+	// Metadata says the index serves the wheel's METADATA at URL+".metadata"
+	// (PEP 658/714); MetadataSHA256 is its hash when the index gave one.
+	Metadata       bool
+	MetadataSHA256 string
 }
 
 // Page is a project's file list.
@@ -241,6 +245,8 @@ type jsonPage struct {
 		Hashes   map[string]string `json:"hashes"`
 		Size     *int64            `json:"size"`
 		Yanked   json.RawMessage   `json:"yanked"`
+		Core     json.RawMessage   `json:"core-metadata"`
+		DistInfo json.RawMessage   `json:"dist-info-metadata"` // its name before PEP 714
 	} `json:"files"`
 }
 
@@ -265,6 +271,10 @@ func parseJSONPage(body []byte, pageURL *url.URL) ([]File, error) {
 		// yanked is false or true or a reason string.
 		y := strings.TrimSpace(string(f.Yanked))
 		file.Yanked = y != "" && y != "false" && y != "null"
+		file.Metadata, file.MetadataSHA256 = jsonCoreMetadata(f.Core)
+		if !file.Metadata {
+			file.Metadata, file.MetadataSHA256 = jsonCoreMetadata(f.DistInfo)
+		}
 		if file.Filename == "" {
 			file.Filename = fileNameOf(abs)
 		}
@@ -303,6 +313,10 @@ func parseHTMLPage(body []byte, pageURL *url.URL) ([]File, error) {
 			file.Filename = fileNameOf(file.URL)
 		}
 		_, file.Yanked = a.attrs["data-yanked"]
+		file.Metadata, file.MetadataSHA256 = htmlCoreMetadata(a.attrs["data-core-metadata"])
+		if !file.Metadata {
+			file.Metadata, file.MetadataSHA256 = htmlCoreMetadata(a.attrs["data-dist-info-metadata"])
+		}
 		files = append(files, file)
 	}
 	return files, nil

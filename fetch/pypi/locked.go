@@ -2,12 +2,9 @@ package pypi
 
 import (
 	"archive/zip"
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // NotTheWheelError is a wheel file name, from a lock, that is not a wheel
@@ -79,10 +76,6 @@ func WheelFor(filename, project, platform string) bool {
 	return false
 }
 
-// maxMetadata bounds the METADATA file read from a wheel; NVIDIA's are a
-// few KiB.
-const maxMetadata = 1 << 20
-
 // ExtractPlannedWheel is ExtractWheelContext for a wheel planned as
 // project==version: its *.dist-info/METADATA must exist once and name that
 // project (PEP 503 normalized) and version (PEP 440), or nothing is
@@ -104,65 +97,17 @@ func ExtractPlannedWheel(ctx context.Context, r io.ReaderAt, size int64, dest, p
 }
 
 // wheelMetadata reads Name and Version from the one *.dist-info/METADATA
-// at the top of a wheel.
+// at the top of a wheel (the same reading as the index's metadata files).
 func wheelMetadata(zr *zip.Reader) (name, version string, err error) {
-	var meta *zip.File
-	for _, f := range zr.File {
-		dir, base, ok := strings.Cut(f.Name, "/")
-		if !ok || base != "METADATA" || !strings.HasSuffix(dir, ".dist-info") {
-			continue
-		}
-		if meta != nil {
-			return "", "", fmt.Errorf("more than one .dist-info/METADATA")
-		}
-		meta = f
-	}
-	if meta == nil {
-		return "", "", fmt.Errorf("no .dist-info/METADATA")
-	}
-	if meta.UncompressedSize64 > maxMetadata {
-		return "", "", fmt.Errorf("its METADATA is larger than %d bytes", maxMetadata)
-	}
-	rc, err := meta.Open()
+	data, err := metadataEntry(zr, "")
 	if err != nil {
-		return "", "", fmt.Errorf("read METADATA: %w", err)
+		return "", "", err
 	}
-	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, maxMetadata+1))
+	m, err := ParseMetadata(data)
 	if err != nil {
-		return "", "", fmt.Errorf("read METADATA: %w", err)
+		return "", "", err
 	}
-	// Core metadata is RFC 822 headers; the body after the first blank
-	// line is the description, whose lines could look like headers.
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), maxMetadata)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if line == "" {
-			break
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		switch strings.ToLower(k) {
-		case "name":
-			if name != "" {
-				return "", "", fmt.Errorf("its METADATA has two Name fields")
-			}
-			name = v
-		case "version":
-			if version != "" {
-				return "", "", fmt.Errorf("its METADATA has two Version fields")
-			}
-			version = v
-		}
-	}
-	if name == "" || version == "" {
-		return "", "", fmt.Errorf("its METADATA has no Name or no Version")
-	}
-	return name, version, nil
+	return m.Name, m.Version, nil
 }
 
 // quoteMeta shows a METADATA value in an error: quoted, cut short, so a

@@ -109,6 +109,13 @@ func checkDriver(in Inputs) Check {
 		c.Status = OK
 		c.Message = fmt.Sprintf("driver %s runs CUDA %s (needs %s or newer%s)", d.Version, cuda, orUnknown(chk.Need, chk.Floor), from)
 	case compat.DriverMinorCompat:
+		if chk.Req.Unbundled() && goos != "windows" {
+			// The normal state from 13.4: no driver ships with the toolkit.
+			c.Status = OK
+			c.Message = fmt.Sprintf("driver %s runs CUDA %s: it runs on %s or newer (minor-version compatibility); the %s developer driver (R%s, %s or newer) is needed for %s's new features%s",
+				d.Version, cuda, chk.Floor, majorMinor(chk.Req.Release), strings.SplitN(chk.Need, ".", 2)[0], chk.Need, majorMinor(chk.Req.Release), from)
+			break
+		}
 		c.Status = Warn
 		c.Message = fmt.Sprintf("driver %s is older than CUDA %s wants (%s%s) and runs it only through minor-version compatibility: code built with %s runs, but PTX newer than the driver cannot be JIT-compiled",
 			d.Version, cuda, chk.Need, from, majorMinor(cuda))
@@ -690,6 +697,9 @@ func DriverWarning(cudaVersion string, d detect.Driver, goos string) string {
 	chk := compat.CheckDriver(cudaVersion, d.Version, goos)
 	switch chk.Status {
 	case compat.DriverMinorCompat:
+		if chk.Req.Unbundled() && goos != "windows" {
+			return "" // from 13.4 minor-version compatibility is the normal state
+		}
 		return fmt.Sprintf("CUDA %s wants NVIDIA driver %s or newer; this machine has %s (minor-version compatibility: programs run, newer PTX cannot be JIT-compiled)",
 			cudaVersion, chk.Need, d.Version)
 	case compat.DriverTooOld:

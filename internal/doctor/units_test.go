@@ -85,6 +85,9 @@ func TestDriverWarning(t *testing.T) {
 		{"an unknown release says nothing", "9.2", detect.Driver{Version: "550.54.15"}, ""},
 		{"an older driver of the same major explains minor-version compatibility", "12.8.1", detect.Driver{Version: "550.54.15"},
 			"CUDA 12.8.1 wants NVIDIA driver 570.124.06 or newer; this machine has 550.54.15 (minor-version compatibility: programs run, newer PTX cannot be JIT-compiled)"},
+		{"from CUDA 13.4 no driver is bundled, so 580 or newer says nothing", "13.4.1", detect.Driver{Version: "590.48.01"}, ""},
+		{"from CUDA 13.4 a driver below 580 still says programs will not run", "13.4.1", detect.Driver{Version: "575.51.03"},
+			"CUDA 13.4.1 needs NVIDIA driver 616.00 or newer; this machine has 575.51.03, so its programs will not run here (building still works)"},
 		{"a driver below the floor says programs will not run", "13.0.0", detect.Driver{Version: "550.54.15"},
 			"CUDA 13.0.0 needs NVIDIA driver 580.65.06 or newer; this machine has 550.54.15, so its programs will not run here (building still works)"},
 	}
@@ -198,5 +201,30 @@ func TestParseCMakeVersion(t *testing.T) {
 		if got := ParseCMakeVersion([]byte(out)); got != want {
 			t.Errorf("%q: got %q, want %q", out, got, want)
 		}
+	}
+}
+
+func TestDriverCheckFromCUDA13_4NamesTheDeveloperDriver(t *testing.T) {
+	tests := []struct {
+		name, cuda, driver string
+		status             Status
+		want               string
+	}{
+		{"580 or newer runs 13.4 through minor-version compatibility", "13.4.1", "590.48.01", OK,
+			"driver 590.48.01 runs CUDA 13.4.1: it runs on 580 or newer (minor-version compatibility); the 13.4 developer driver (R616, 616.00 or newer) is needed for 13.4's new features"},
+		{"the developer driver runs it fully", "13.4.2", "616.10", OK, "driver 616.10 runs CUDA 13.4.2 (needs 616.00 or newer)"},
+		{"a release after the table's is judged as its newest 13.x", "13.5.0", "590.48.01", OK,
+			"driver 590.48.01 runs CUDA 13.5.0: it runs on 580 or newer (minor-version compatibility); the 13.4 developer driver (R616, 616.00 or newer) is needed for 13.4's new features, as for 13.4.2"},
+		{"below 580 it cannot run", "13.4.0", "575.51.03", Fail, "driver 575.51.03 cannot run CUDA 13.4.0 (needs 616.00 or newer, 580 for minor-version compatibility)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Inputs{Driver: detect.Driver{Version: tt.driver}}
+			in.Toolkit.Version = tt.cuda
+			c := checkDriver(in)
+			if c.Status != tt.status || c.Message != tt.want {
+				t.Errorf("got %v %q\nwant %v %q", c.Status, c.Message, tt.status, tt.want)
+			}
+		})
 	}
 }

@@ -220,11 +220,19 @@ type Request struct {
 	// Args are the versions as typed ("12.4", "cudnn@9.5"); none means
 	// what Here selects.
 	Args []string
-	// For ("torch==2.5.1") installs the CUDA build of that PyTorch release
-	// this machine's driver runs and the cuDNN nearest to the one its wheels
-	// bundle, instead of Args.
-	For  string
-	Here Here
+	// For ("torch==2.15.0", "jax[cuda13]==0.9.0") installs, instead of
+	// Args, the CUDA release and cuDNN build that framework wheel pins on
+	// the package index (forFramework); a torch release the index cannot
+	// answer for is taken from cudaenv's tables (the CUDA build this
+	// machine's driver runs and the cuDNN nearest to the one it bundles).
+	For string
+	// Python is the CPython version ("3.12") whose framework wheel For
+	// reads; "" means DefaultPython.
+	Python string
+	// DryRun plans and reports (WouldInstall) what would be installed,
+	// with exact versions, and installs nothing.
+	DryRun bool
+	Here   Here
 	// Source is nvidia ("" too), pypi or auto.
 	Source string
 	// Profile is minimal, default ("" too) or full; Components, when set,
@@ -334,6 +342,10 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		return nil, fmt.Errorf("install: %w", err)
 	}
 
+	if req.DryRun {
+		return nil, in.dryRun(ctx, req, specs, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components})
+	}
+
 	st := in.opts.Store
 	st.CleanStaging() // staging folders no running install owns
 
@@ -394,7 +406,14 @@ func (in *Installer) Specs(ctx context.Context, req Request) ([]version.Spec, er
 		if len(req.Args) > 0 {
 			return nil, errors.New("install --for picks the versions itself; drop the version arguments")
 		}
-		return in.forTorch(ctx, req.For, req.Source)
+		platform := req.Platform
+		if platform == "" {
+			var err error
+			if platform, err = fetch.HostPlatform(in.opts.GOOS, in.opts.GOARCH); err != nil {
+				return nil, err
+			}
+		}
+		return in.forFramework(ctx, req, platform)
 	}
 	if len(req.Args) == 0 {
 		sel, err := req.Here.find()

@@ -2,6 +2,9 @@ package install
 
 import (
 	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/fetchtest"
+	"github.com/cudaenv/cudaenv/fetch/pypi"
 	"github.com/cudaenv/cudaenv/fetch/pypi/pypitest"
 	"github.com/cudaenv/cudaenv/internal/dirs"
 	"github.com/cudaenv/cudaenv/internal/version"
@@ -101,8 +105,11 @@ func newWorld(t *testing.T) *world {
 	w := &world{mirror: fetchtest.NewMirror(t, fetchtest.Options{}), rec: &recorder{}}
 	w.store = store.New(dirs.Dirs{Root: filepath.Join(root, "root"), Cache: filepath.Join(root, "cache")})
 	w.cache = filepath.Join(root, "cache")
+	// An index with no projects: no test asks the real PyPI.
+	empty := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(empty.Close)
 	w.opts = Options{
-		Store: w.store, CacheDir: w.cache, Mirror: w.mirror.URL(),
+		Store: w.store, CacheDir: w.cache, Mirror: w.mirror.URL(), PyPIIndex: empty.URL + "/simple/",
 		GOOS: "linux", GOARCH: "amd64",
 		Reporter: w.rec,
 		Changed:  func() { w.rehash++ },
@@ -420,8 +427,8 @@ func TestSpecs(t *testing.T) {
 		{name: "system is not installable", req: Request{Args: []string{"system"}}, wantErr: true, want: "install: system is not installable; name a version, e.g. cudaenv install 12.4"},
 		{name: "for a torch release: its CUDA build for the driver and the nearest cuDNN", req: Request{For: "torch==2.5.1"}, want: "12.4 cudnn@9.2.1"},
 		{name: "for and versions do not mix", req: Request{For: "torch==2.5.1", Args: []string{"12.4"}}, wantErr: true, want: "install --for picks the versions itself; drop the version arguments"},
-		{name: "for needs torch==VERSION", req: Request{For: "numpy"}, wantErr: true, want: `install --for: use torch==VERSION, e.g. --for torch==2.5.1 (got "numpy")`},
-		{name: "for an unknown torch points at the tables", req: Request{For: "torch==0.1.2"}, wantErr: true, want: "install --for: torch 0.1.2 is not in cudaenv's tables; see: cudaenv compat"},
+		{name: "for needs NAME==VERSION", req: Request{For: "numpy"}, wantErr: true, want: `install --for: want NAME==VERSION, e.g. torch==2.15.0 or jax[cuda13]==0.9.0 (got "numpy")`},
+		{name: "for a torch the index lacks and the tables too says both", req: Request{For: "torch==0.1.2"}, wantErr: true, want: "install --for: torch at " + in.opts.PyPIIndex + "torch/: project not found on the index; cudaenv's tables have no row for it either (see: cudaenv compat)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -453,8 +460,14 @@ func TestForTorchReportsItsTargets(t *testing.T) {
 	if _, err := in.Specs(context.Background(), Request{For: "torch==2.5.1"}); err != nil {
 		t.Fatal(err)
 	}
+	if len(w.rec.events) != 2 {
+		t.Fatalf("events = %+v, want a FrameworkFallback and TorchTargets", w.rec.events)
+	}
+	if fb, ok := w.rec.events[0].(FrameworkFallback); !ok || fb.For != "torch 2.5.1" || !errors.Is(fb.Err, pypi.ErrProjectNotFound) {
+		t.Errorf("first event = %+v, want the fallback to the tables", w.rec.events[0])
+	}
 	want := []Event{TorchTargets{For: "torch==2.5.1", CUDA: "12.4", BundledCudnn: "9.1.0.70", Cudnn: "9.2.1"}}
-	if !reflect.DeepEqual(w.rec.events, want) {
+	if !reflect.DeepEqual(w.rec.events[1:], want) {
 		t.Errorf("events = %+v, want %+v", w.rec.events, want)
 	}
 	// A driver too old for every build is refused with the way out.
@@ -470,7 +483,8 @@ func TestNearestRelease(t *testing.T) {
 	tests := []struct {
 		name, want, got string
 	}{
-		{"the same minor takes its newest patch", "9.2.0.82", "9.2.1"},
+		{"the release of the very build wins", "9.2.0.82", "9.2.0"},
+		{"else the same minor takes its newest patch", "9.2.3.4", "9.2.1"},
 		{"else the nearest minor", "9.4.0", "9.5.1"},
 		{"a tie goes to the newer minor", "9.1.0.70", "9.2.1"},
 		{"another major has none", "10.0", ""},

@@ -114,9 +114,16 @@ func (in *Installer) torchTargets(ctx context.Context, arg string) (cuda, cudnn 
 	return build.CUDA, build.Cudnn, nil
 }
 
-// nearestRelease is the release of want's major closest to want: the same
-// minor if there is one (newest patch), else the nearest minor, newer on a tie.
+// nearestRelease is the release of want's major closest to want: the
+// release of the very build (9.2.0 for 9.2.0.82) if there is one, else
+// the same minor (newest patch), else the nearest minor, newer on a tie.
 func nearestRelease(want version.Version, releases []string) version.Version {
+	for _, r := range releases {
+		// The release a build belongs to: 9.10.2 for 9.10.2.21.
+		if v, err := version.Parse(r); err == nil && len(v) >= 3 && len(v) <= len(want) && version.Compare(v, want[:len(v)]) == 0 {
+			return v
+		}
+	}
 	var best version.Version
 	bestDist := -1
 	for _, r := range releases {

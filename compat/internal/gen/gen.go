@@ -60,6 +60,8 @@ var tables = []table{
 			{"cudnn", "cudnn", version, false},
 			{"nccl", "nccl", version, false},
 			{"python", "python", text, false},
+			{"os", "os", text, false},
+			{"pypi_default", "pypiDefault", text, false},
 			{"source", "source", text, true},
 		},
 	},

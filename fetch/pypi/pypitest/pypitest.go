@@ -35,15 +35,16 @@ import (
 type Option func(*config)
 
 type config struct {
-	htmlOnly  bool
-	releases  []string
-	platforms []string
-	noHash    map[string]bool
-	wrongHash map[string]bool
-	missing   map[string]bool
-	extra     []pypi.Release
-	entries   map[string][]Entry
-	cudnn     []pypi.CudnnRelease
+	htmlOnly   bool
+	releases   []string
+	platforms  []string
+	noHash     map[string]bool
+	wrongHash  map[string]bool
+	missing    map[string]bool
+	extra      []pypi.Release
+	entries    map[string][]Entry
+	cudnn      []pypi.CudnnRelease
+	frameworks []FrameworkWheel
 }
 
 // HTMLOnly makes the index serve PEP 503 HTML whatever the client accepts.
@@ -154,6 +155,8 @@ type projectFiles struct {
 	wheels []Wheel
 	// wants are the (component, version, major) triples to generate.
 	wants []want
+	// fixed are wheels built up front (Frameworks).
+	fixed []Wheel
 }
 
 type want struct {
@@ -172,6 +175,8 @@ type Index struct {
 
 	mu   sync.Mutex
 	hits map[string]int
+
+	frameworks map[string]FrameworkWheel // by file name
 }
 
 // New starts an index; it stops when the test ends.
@@ -184,7 +189,7 @@ func New(tb testing.TB, opts ...Option) *Index {
 	if len(cfg.platforms) == 0 {
 		cfg.platforms = []string{pypi.LinuxX86_64, pypi.LinuxSBSA, pypi.WindowsX86_64}
 	}
-	ix := &Index{tb: tb, cfg: cfg, projects: map[string]*projectFiles{}, hits: map[string]int{}}
+	ix := &Index{tb: tb, cfg: cfg, projects: map[string]*projectFiles{}, hits: map[string]int{}, frameworks: map[string]FrameworkWheel{}}
 	rels := pypi.CatalogReleases()
 	if len(cfg.releases) > 0 {
 		rels = slices.DeleteFunc(rels, func(r pypi.Release) bool { return !slices.Contains(cfg.releases, r.Version) })
@@ -216,6 +221,7 @@ func New(tb testing.TB, opts ...Option) *Index {
 			}
 		}
 	}
+	ix.addFrameworks()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/simple/", ix.serveSimple)
 	mux.HandleFunc("/files/", ix.serveFile)
@@ -270,6 +276,13 @@ func (ix *Index) hit(path string) {
 
 func (ix *Index) generate(project string, p *projectFiles) []Wheel {
 	p.once.Do(func() {
+		for _, wh := range p.fixed {
+			p.wheels = append(p.wheels, wh)
+			ix.files.Store(wh.Filename, &wh)
+		}
+		if len(p.wants) == 0 {
+			return // a framework's project: no placeholder sdist
+		}
 		for _, w := range p.wants {
 			for _, platform := range ix.cfg.platforms {
 				tag := platformTag(platform, w.major)
@@ -369,6 +382,7 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 			Hashes   map[string]string `json:"hashes"`
 			Size     int               `json:"size"`
 			Yanked   bool              `json:"yanked"`
+			Core     map[string]string `json:"core-metadata,omitempty"`
 		}
 		page := struct {
 			Meta struct {
@@ -385,8 +399,11 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 			if h := listed(wh); h != "" {
 				hashes["sha256"] = h
 			}
-			page.Files = append(page.Files, jsonFile{Filename: wh.Filename, URL: "../../files/" + wh.Filename,
-				Hashes: hashes, Size: len(wh.Data)})
+			jf := jsonFile{Filename: wh.Filename, URL: "../../files/" + wh.Filename, Hashes: hashes, Size: len(wh.Data)}
+			if h := ix.metadataOf(wh.Filename); h != "" {
+				jf.Core = map[string]string{"sha256": h}
+			}
+			page.Files = append(page.Files, jf)
 			if !seen[wh.Version] {
 				seen[wh.Version] = true
 				page.Versions = append(page.Versions, wh.Version)
@@ -403,7 +420,11 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 		if h := listed(wh); h != "" {
 			href += "#sha256=" + h
 		}
-		fmt.Fprintf(w, "<a href=\"%s\" data-requires-python=\"&gt;=3\">%s</a><br />\n", html.EscapeString(href), html.EscapeString(wh.Filename))
+		core := ""
+		if h := ix.metadataOf(wh.Filename); h != "" {
+			core = " data-core-metadata=\"sha256=" + h + "\""
+		}
+		fmt.Fprintf(w, "<a href=\"%s\" data-requires-python=\"&gt;=3\"%s>%s</a><br />\n", html.EscapeString(href), core, html.EscapeString(wh.Filename))
 	}
 	fmt.Fprint(w, "</body></html>\n")
 }
@@ -427,6 +448,9 @@ func (ix *Index) serveRoot(w http.ResponseWriter, _ *http.Request) {
 func (ix *Index) serveFile(w http.ResponseWriter, r *http.Request) {
 	ix.hit(r.URL.Path)
 	name := strings.TrimPrefix(r.URL.Path, "/files/")
+	if ix.serveFramework(w, r, name) {
+		return
+	}
 	wh, ok := ix.Wheel(name)
 	if !ok {
 		http.NotFound(w, r)

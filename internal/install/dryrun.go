@@ -1,0 +1,96 @@
+package install
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+
+	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+// WouldInstall: a dry run planned one version. Nothing was fetched but
+// the release index and manifests (or index pages) that name its files.
+type WouldInstall struct {
+	Label   string // CUDA 13.2.2, cuDNN 9.26.0.51-cuda13
+	Source  string // where the files would come from: an URL
+	Use     string // what `cudaenv use` would take to select it
+	Files   int
+	Bytes   int64
+	Entries []WouldFile // sorted by component
+	// Installed: the store already has the entry (Apply would leave it,
+	// or add only components asked for by name).
+	Installed bool
+}
+
+// WouldFile is one archive or wheel a dry run would fetch.
+type WouldFile struct {
+	Component, Version string
+	Size               int64
+}
+
+func (WouldInstall) event() {}
+
+// dryRun plans each spec as Install would, CUDA first and cuDNN for the
+// CUDA major planned, and reports each plan; it writes nothing.
+func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Spec, t Target) error {
+	cudaMajor := req.CUDAMajor
+	report := func(pl *Plan) {
+		ev := WouldInstall{Label: pl.Label, Source: pl.Receipt.URL, Use: pl.Name, Files: len(pl.Artifacts)}
+		if pl.Kind == store.Cudnn {
+			rel := pl.Release
+			if rel == "" && len(pl.Artifacts) > 0 {
+				rel = pl.Artifacts[0].Version // a wheel plan names the build
+			}
+			ev.Use = strconv.Itoa(pl.CUDAMajor) + " cudnn@" + rel
+		}
+		for _, a := range pl.Artifacts {
+			ev.Bytes += a.Size
+			ev.Entries = append(ev.Entries, WouldFile{Component: a.Component, Version: a.Version, Size: a.Size})
+		}
+		slices.SortFunc(ev.Entries, func(a, b WouldFile) int { return cmp.Compare(a.Component, b.Component) })
+		if have, ok := in.opts.Store.Get(pl.Kind, pl.Name); ok && have.Err == nil {
+			ev.Installed = true
+		}
+		in.event(ev)
+	}
+	cudaT := t
+	cudaT.Explicit = req.Profile != "" || len(req.Components) > 0
+	for _, sp := range specs {
+		if sp.Tool != version.CUDA {
+			continue
+		}
+		pl, err := in.Plan(ctx, sp, cudaT)
+		if err != nil {
+			return err
+		}
+		report(pl)
+		cudaMajor = majorOfRelease(pl.Release)
+	}
+	for _, sp := range specs {
+		if sp.Tool != version.Cudnn {
+			continue
+		}
+		if cudaMajor == 0 {
+			return errors.New("install --dry-run: cuDNN is built per CUDA major; name a CUDA version with it or pass --cuda-major 12")
+		}
+		ct := t
+		ct.Profile, ct.CUDAMajor = "full", cudaMajor
+		pl, err := in.Plan(ctx, sp, ct)
+		if err != nil {
+			return err
+		}
+		report(pl)
+	}
+	return nil
+}
+
+func majorOfRelease(r string) int {
+	v, err := version.Parse(r)
+	if err != nil {
+		return 0
+	}
+	return v.Major()
+}
