@@ -260,7 +260,11 @@ func (s *Store) load(k Kind, name string, v version.Version, major int) (Entry, 
 	}
 	if e.Linked() {
 		e.Path = e.Receipt.Target
-		if fi, err := os.Stat(e.Path); err != nil || !fi.IsDir() {
+		// A receipt is a file on disk: its path meets the rule link
+		// applied before it goes anywhere near PATH.
+		if err := dirs.CheckOnPath(e.Path); err != nil {
+			e.Err = fmt.Errorf("store entry %s is broken (its linked path %v); run: cudaenv uninstall %s", dir, err, uninstallArg(e))
+		} else if fi, err := os.Stat(e.Path); err != nil || !fi.IsDir() {
 			e.Err = fmt.Errorf("store entry %s is broken (linked toolkit %s is gone); run: cudaenv uninstall %s", dir, e.Path, uninstallArg(e))
 		}
 	}
