@@ -264,6 +264,13 @@ func (s *Store) LinkWith(target string, o LinkOptions) (Entry, error) {
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return Entry{}, fmt.Errorf("link %s: not a directory", target)
 	}
+	// Before anything in it runs (detection may run bin/nvcc): every
+	// user would run what the system store's link holds.
+	if s.Shared {
+		if err := s.checkAdoptable(abs); err != nil {
+			return Entry{}, err
+		}
+	}
 	kind, name := CUDA, ""
 	var v version.Version
 	switch {

@@ -115,6 +115,10 @@ type Store struct {
 	// Shared marks the system store opened by its admin (NewSystem):
 	// what Install writes is readable by everyone, whatever the umask.
 	Shared bool
+	// Warn, when set, hears each system store entry or folder skipped
+	// because another ordinary user owns it or others may write it, once.
+	Warn  func(string)
+	trust *trustCheck
 }
 
 // New returns the store laid out by d, with d.System's store beside it.
@@ -122,6 +126,7 @@ func New(d dirs.Dirs) *Store {
 	s := &Store{Dirs: d}
 	if d.System != "" && !samePath(d.System, d.Root) {
 		s.System = &Store{Dirs: dirs.Dirs{Root: d.System}}
+		s.trust = &trustCheck{}
 	}
 	return s
 }
@@ -169,7 +174,14 @@ func (s *Store) List(k Kind) ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("system store %s: %w; check CUDAENV_SYSTEM_ROOT or system_root in the settings file", s.System.Dirs.Root, err)
 	}
-	return merge(own, sys), nil
+	trusted := sys[:0]
+	for _, e := range sys {
+		e.System = true
+		if s.systemUntrusted(e) == "" {
+			trusted = append(trusted, e)
+		}
+	}
+	return merge(own, trusted), nil
 }
 
 // listOwn lists this store's own folder only.
@@ -219,6 +231,9 @@ func (s *Store) Get(k Kind, name string) (Entry, bool) {
 	}
 	if e, ok = s.System.GetOwn(k, name); ok {
 		e.System = true
+		if s.systemUntrusted(e) != "" {
+			return Entry{}, false
+		}
 	}
 	return e, ok
 }
