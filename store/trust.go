@@ -136,20 +136,28 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
-// trustCheck remembers, for one user store, which of its system store's
-// paths were judged and warned about, so each is checked and reported
-// once.
+// trustCheck remembers, for one user store, what it found of its system
+// store's paths, so each is checked once.
 type trustCheck struct {
 	mu      sync.Mutex
 	owners  *owners
 	verdict map[string]string
 }
 
+// warned holds what was warned of in this process: a command opens the
+// store more than once.
+var warned sync.Map
+
+func alreadyWarned(key string) bool {
+	_, dup := warned.LoadOrStore(key, true)
+	return dup
+}
+
 // systemUntrusted says why the system store's entry e cannot be used
 // ("" when it can): the store's folder, its kind folder, the entry's
 // folder, its receipt or, for a link, the linked tree's folder or its
 // bin is owned by another ordinary user or writable by others. The
-// first time a path is found so, Warn hears it.
+// first time in a process a path is found so, Warn hears it.
 func (s *Store) systemUntrusted(e Entry) string {
 	if s.System == nil || s.trust == nil {
 		return ""
@@ -182,7 +190,7 @@ func (s *Store) systemUntrusted(e Entry) string {
 				t.verdict = map[string]string{}
 			}
 			t.verdict[c.p] = why
-			if why != "" && s.Warn != nil {
+			if why != "" && s.Warn != nil && !alreadyWarned(c.p+"\x00"+why) {
 				s.Warn(fmt.Sprintf("skipping %s: %s %s, so it may hold what another user put there; ask the store's admin to fix its permissions (chown root, chmod go-w)", c.what, c.p, why))
 			}
 		}
