@@ -131,7 +131,7 @@ func Env(in *In, o EnvOptions) error {
 	case "dotenv":
 		text, quoted, err := export.Dotenv(exportVars(changes, r, true))
 		if err != nil {
-			return fmt.Errorf("env --format dotenv: %w; no dotenv reader would read it back as it is: rename the folder, or use --format json or shell", err)
+			return fmt.Errorf("env --format dotenv: %w; no dotenv reader would read it back as it is: rename that folder (or take it out of the variable), or use --format json or shell", err)
 		}
 		if len(quoted) > 0 {
 			fmt.Fprintf(in.Stderr, "cudaenv: note: %s quoted for python-dotenv; docker --env-file would keep the quotes\n", strings.Join(quoted, ", "))
