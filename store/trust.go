@@ -69,15 +69,19 @@ func (s *Store) checkAdoptable(target string) error {
 	o := systemOwners(s.Dirs.Root)
 	real, err := filepath.EvalSymlinks(target)
 	if err != nil {
-		return err
+		return fmt.Errorf("link --system %s: %w", quoteArg(target), err)
 	}
 	fix := func(p, why string) error {
-		return fmt.Errorf("link --system %s: %s %s, so its owner could change what every user runs; "+
+		return fmt.Errorf("link --system %s: %s %s, so someone other than root could change what every user runs; "+
 			"make root own it and only root write it (chown -R root: %s && chmod -R go-w %s), then link it again", quoteArg(target), p, why, quoteArg(real), quoteArg(real))
 	}
 	above := func(p, why string) error {
-		return fmt.Errorf("link --system %s: %s, a folder above it, %s, so its owner could swap in another tree; "+
+		return fmt.Errorf("link --system %s: %s, a folder above it, %s, so someone other than root could swap in another tree; "+
 			"move the toolkit under a folder only root can change, such as /opt, or fix that folder (chown root: %s && chmod go-w %s)", quoteArg(target), p, why, quoteArg(p), quoteArg(p))
+	}
+	outside := func(to, link, why string) error {
+		return fmt.Errorf("link --system %s: %s, where its link %s leads, %s, so someone other than root could change what every user runs; "+
+			"fix it (chown root: %s && chmod go-w %s) or copy what it holds into the tree", quoteArg(target), to, link, why, quoteArg(to), quoteArg(to))
 	}
 	seen := map[string]bool{}
 	chain := func(p string) (string, string) { // the folders above p
@@ -102,7 +106,7 @@ func (s *Store) checkAdoptable(target string) error {
 	}
 	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			return fmt.Errorf("link --system %s: %w", quoteArg(target), err)
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			// A link's own mode means nothing; where it leads outside
@@ -113,17 +117,17 @@ func (s *Store) checkAdoptable(target string) error {
 			}
 			if fi, err := os.Stat(to); err == nil {
 				if why := o.untrusted(fi, true, false); why != "" {
-					return fix(fmt.Sprintf("%s (where %s leads)", to, p), why)
+					return outside(to, p, why)
 				}
 			}
 			if d, why := chain(to); d != "" {
-				return above(d, why)
+				return outside(d, p, why)
 			}
 			return nil
 		}
 		fi, err := d.Info()
 		if err != nil {
-			return err
+			return fmt.Errorf("link --system %s: %w", quoteArg(target), err)
 		}
 		if why := o.untrusted(fi, true, false); why != "" {
 			return fix(p, why)
