@@ -67,6 +67,7 @@ func (o owners) untrusted(fi fs.FileInfo, groupToo, sticky bool) string {
 // everything in it, and what links in it point at outside it.
 func (s *Store) checkAdoptable(target string) error {
 	o := systemOwners(s.Dirs.Root)
+	o.me = o.store // root and the store's owner only, whoever runs it
 	real, err := filepath.EvalSymlinks(target)
 	if err != nil {
 		return fmt.Errorf("link --system %s: %w", quoteArg(target), err)
