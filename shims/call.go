@@ -20,6 +20,9 @@ type Call struct {
 	Environ []string // KEY=VALUE
 	Dir     string   // working directory
 	GOOS    string
+	// Warn, when set, hears each system store entry skipped as one
+	// another user could change (store.Store.Warn).
+	Warn func(string)
 }
 
 // Target is what a shim runs: the real executable, its argv (the real path
@@ -105,6 +108,7 @@ func Resolve(c Call) (Target, error) {
 			sel.Source.String() + ") and there is no " + c.Name + " on PATH outside " + d.Shims())}
 	}
 	st := store.New(d)
+	st.Warn = c.Warn
 	r, err := activate.ResolveFast(st, sel)
 	if err != nil {
 		return Target{}, err

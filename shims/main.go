@@ -41,7 +41,8 @@ func Main(args, environ []string, stderr io.Writer) int {
 		io.WriteString(stderr, "cudaenv: "+termsafe.Escape(name+": cannot read the working directory: "+err.Error())+"\n")
 		return 126
 	}
-	t, err := Resolve(Call{Name: name, Args: args, Environ: environ, Dir: dir, GOOS: runtime.GOOS})
+	warn := func(w string) { io.WriteString(stderr, "cudaenv: warning: "+termsafe.Escape(w)+"\n") }
+	t, err := Resolve(Call{Name: name, Args: args, Environ: environ, Dir: dir, GOOS: runtime.GOOS, Warn: warn})
 	if err != nil {
 		code := 1
 		msg := name + ": " + err.Error()

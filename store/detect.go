@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cudaenv/cudaenv/internal/dirs"
 	"github.com/cudaenv/cudaenv/internal/version"
 )
 
@@ -255,8 +256,20 @@ func (s *Store) LinkWith(target string, o LinkOptions) (Entry, error) {
 	if err := s.checkUTF8(abs); err != nil {
 		return Entry{}, fmt.Errorf("link: %w", err)
 	}
+	// Its bin and lib64 go on PATH and LD_LIBRARY_PATH: the store
+	// folders' rule (dirs.CheckOnPath).
+	if err := dirs.CheckOnPath(abs); err != nil {
+		return Entry{}, fmt.Errorf("link: path %w; move or rename it, or link a symbolic link to it whose path has none", err)
+	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return Entry{}, fmt.Errorf("link %s: not a directory", target)
+	}
+	// Before anything in it runs (detection may run bin/nvcc): every
+	// user would run what the system store's link holds.
+	if s.Shared {
+		if err := s.checkAdoptable(abs); err != nil {
+			return Entry{}, err
+		}
 	}
 	kind, name := CUDA, ""
 	var v version.Version

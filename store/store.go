@@ -118,6 +118,10 @@ type Store struct {
 	// Shared marks the system store opened by its admin (NewSystem):
 	// what Install writes is readable by everyone, whatever the umask.
 	Shared bool
+	// Warn, when set, hears each system store entry or folder skipped
+	// because another ordinary user owns it or others may write it, once.
+	Warn  func(string)
+	trust *trustCheck
 }
 
 // New returns the store laid out by d, with d.System's store beside it.
@@ -125,6 +129,7 @@ func New(d dirs.Dirs) *Store {
 	s := &Store{Dirs: d}
 	if d.System != "" && !samePath(d.System, d.Root) {
 		s.System = &Store{Dirs: dirs.Dirs{Root: d.System}}
+		s.trust = &trustCheck{}
 	}
 	return s
 }
@@ -172,7 +177,14 @@ func (s *Store) List(k Kind) ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("system store %s: %w; check CUDAENV_SYSTEM_ROOT or system_root in the settings file", s.System.Dirs.Root, err)
 	}
-	return merge(own, sys), nil
+	trusted := sys[:0]
+	for _, e := range sys {
+		e.System = true
+		if s.systemUntrusted(e) == "" {
+			trusted = append(trusted, e)
+		}
+	}
+	return merge(own, trusted), nil
 }
 
 // listOwn lists this store's own folder only.
@@ -222,6 +234,9 @@ func (s *Store) Get(k Kind, name string) (Entry, bool) {
 	}
 	if e, ok = s.System.GetOwn(k, name); ok {
 		e.System = true
+		if s.systemUntrusted(e) != "" {
+			return Entry{}, false
+		}
 	}
 	return e, ok
 }
@@ -280,7 +295,11 @@ func (s *Store) load(k Kind, name string, v version.Version, major int) (Entry, 
 	}
 	if e.Linked() {
 		e.Path = e.Receipt.Target
-		if fi, err := os.Stat(e.Path); err != nil || !fi.IsDir() {
+		// A receipt is a file on disk: its path meets the rule link
+		// applied before it goes anywhere near PATH.
+		if err := dirs.CheckOnPath(e.Path); err != nil {
+			e.Err = fmt.Errorf("store entry %s is broken (its linked path %v); run: cudaenv uninstall %s", dir, err, uninstallArg(e))
+		} else if fi, err := os.Stat(e.Path); err != nil || !fi.IsDir() {
 			e.Err = fmt.Errorf("store entry %s is broken (linked toolkit %s is gone); run: cudaenv uninstall %s", dir, e.Path, uninstallArg(e))
 		}
 	}

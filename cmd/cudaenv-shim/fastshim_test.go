@@ -393,6 +393,24 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", `{"kind":"cuda","version":"12.7.0","installed_bytes":"lots"}`)
 				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
 			}},
+		{name: "a linked toolkit whose path holds a ':'", cmd: "nvcc",
+			setup: func(s *setup) {
+				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", `{"kind":"cuda","version":"12.7.0","source":"link","target":"`+s.home+`/cuda:."}`)
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a system store entry another user owns", cmd: "nvcc",
+			setup: func(s *setup) {
+				sys := filepath.Join(s.home, "system")
+				s.env["CUDAENV_SYSTEM_ROOT"] = sys
+				user := s.root
+				s.root = sys
+				toolkit(s, "12.9.0", []string{"nvcc"}, "lib64", receipt("12.9.0"))
+				s.root = user
+				if os.Geteuid() == 0 {
+					os.Chown(filepath.Join(sys, "cuda", "12.9.0"), 65534, 65534)
+				}
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12")
+			}},
 		{name: "a receipt that is not one", cmd: "nvcc",
 			setup: func(s *setup) {
 				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", "garbage")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/shims"
 	"github.com/cudaenv/cudaenv/store"
@@ -50,6 +51,7 @@ func (e *env) lookup(k string) (string, bool) { v, ok := e.vars[k]; return v, ok
 func (e *env) store() *store.Store {
 	st := store.New(e.dirs)
 	st.Wait = e.stderr
+	st.Warn = func(w string) { hookenv.Warn(e.stderr, w) }
 	return st
 }
 

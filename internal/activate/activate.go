@@ -254,6 +254,7 @@ func Compute(in Input) Output {
 	// change what a spec resolves to: the kind folders of the tools the
 	// selection names are watched (each costs the idle prompt a test).
 	st := store.New(in.Dirs)
+	st.Warn = func(w string) { out.Warnings = append(out.Warnings, w) }
 	for _, w := range []struct {
 		tool version.Tool
 		kind store.Kind

@@ -83,6 +83,9 @@ func pick(st *store.Store, k store.Kind, spec version.Spec, cudaMajor int) (*sto
 	})
 	for _, c := range cands {
 		if e, ok := load(c); ok {
+			if c.system && !st.TrustSystem(*e) {
+				continue // as List leaves it out
+			}
 			return e, true
 		}
 	}

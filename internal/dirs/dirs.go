@@ -72,14 +72,48 @@ func FromEnv(env Lookup) (Dirs, error) {
 
 func check(what, name, p string, onPath bool) error {
 	q := strconv.Quote(p)
-	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return fmt.Errorf("%s=%s holds a control character; set %s to a folder whose name has none", what, q, name)
+	switch why := problem(p, onPath); why {
+	case "":
+		return nil
+	case notAbsolute:
+		return fmt.Errorf("%s=%s %s; set %s to one, e.g. %s", what, q, why, name, example(name))
+	default:
+		return fmt.Errorf("%s=%s %s; set %s to a folder whose name has none", what, q, why, name)
+	}
+}
+
+const notAbsolute = "is not an absolute path"
+
+func hasControl(p string) bool {
+	return strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
+}
+
+// problem says what is wrong with p as a folder cudaenv uses ("" when
+// nothing is): a control character, the list separator where onPath, or
+// a relative path, checked in that order.
+func problem(p string, onPath bool) string {
+	if hasControl(p) {
+		return "holds a control character"
 	}
 	if sep := string(filepath.ListSeparator); onPath && strings.Contains(p, sep) {
-		return fmt.Errorf("%s=%s holds %q, which separates PATH entries; set %s to a folder whose name has none", what, q, sep, name)
+		return fmt.Sprintf("holds %q, which separates PATH entries", sep)
 	}
 	if !filepath.IsAbs(p) {
-		return fmt.Errorf("%s=%s is not an absolute path; set %s to one, e.g. %s", what, q, name, example(name))
+		return notAbsolute
+	}
+	return ""
+}
+
+// CheckOnPath applies the store folders' rule to any folder whose
+// subfolders go on PATH and LD_LIBRARY_PATH (a linked toolkit, a path read
+// back from a receipt): it must be absolute and hold no control character
+// (a newline would add lines to $GITHUB_PATH and to env files) and no
+// list separator (a ':' would put relative bin and lib64 folders, which
+// are the working directory's, on PATH). The error says what is wrong,
+// the path quoted.
+func CheckOnPath(p string) error {
+	if why := problem(p, true); why != "" {
+		return fmt.Errorf("%s %s", strconv.Quote(p), why)
 	}
 	return nil
 }

@@ -7,8 +7,10 @@ package export
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // GitHubEnv is the text to append to $GITHUB_ENV. Every variable uses the
@@ -30,25 +32,37 @@ func GitHubEnv(vars map[string]string) string {
 
 // GitHubPath is the text to append to $GITHUB_PATH so that dirs end up
 // first on PATH, in this order: the runner prepends each line in turn,
-// so the lines go in reverse.
-func GitHubPath(dirs []string) string {
+// so the lines go in reverse. The file has one folder a line and no
+// quoting: a folder with a line break (or a NUL) is refused, named, as
+// its second line would be a PATH entry of its own.
+func GitHubPath(dirs []string) (string, error) {
 	var b strings.Builder
 	for i := len(dirs) - 1; i >= 0; i-- {
+		if strings.ContainsAny(dirs[i], "\r\n\x00") {
+			return "", fmt.Errorf("PATH entry %q holds a line break, which $GITHUB_PATH cannot hold", dirs[i])
+		}
 		b.WriteString(dirs[i])
 		b.WriteByte('\n')
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // Dotenv renders KEY=value lines. A value that both docker --env-file
 // (which takes the rest of the line literally) and python-dotenv read
-// back unchanged is written bare; any other value is single-quoted, as
-// python-dotenv reads it, and its name is returned in needQuotes: docker
-// would keep the quotes, and python-dotenv still expands a "${" in it.
-func Dotenv(vars map[string]string) (text string, needQuotes []string) {
+// back unchanged is written bare; a value that only python-dotenv reads
+// back is single-quoted, as python-dotenv reads it, and its name is
+// returned in needQuotes: docker would keep the quotes. A value that
+// neither reads back is refused (*DotenvError, naming it): a line break
+// (docker would read the next line as an assignment of its own) or a
+// ${…} that python-dotenv would expand, which it does in every form of
+// value, quoted or not, with no escape.
+func Dotenv(vars map[string]string) (text string, needQuotes []string, err error) {
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		v := vars[k]
+		if why := dotenvProblem(v); why != "" {
+			return "", nil, &DotenvError{Name: k, Value: v, Why: why}
+		}
 		if bareSafe(v) {
 			fmt.Fprintf(&b, "%s=%s\n", k, v)
 			continue
@@ -56,7 +70,31 @@ func Dotenv(vars map[string]string) (text string, needQuotes []string) {
 		needQuotes = append(needQuotes, k)
 		fmt.Fprintf(&b, "%s='%s'\n", k, strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v))
 	}
-	return b.String(), needQuotes
+	return b.String(), needQuotes, nil
+}
+
+// DotenvError is a value no dotenv reader reads back as it is.
+type DotenvError struct {
+	Name, Value string
+	Why         string // "holds a line break"
+}
+
+func (e *DotenvError) Error() string {
+	return fmt.Sprintf("%s=%q %s", e.Name, e.Value, e.Why)
+}
+
+// pythonDotenvVar is what python-dotenv (dotenv/variables.py) expands.
+var pythonDotenvVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{[^}:]*(?::-[^}]*)?\}`) })
+
+// dotenvProblem says why no dotenv reader reads v back ("" when one does).
+func dotenvProblem(v string) string {
+	if strings.ContainsAny(v, "\r\n\x00") {
+		return "holds a line break, which docker --env-file would read as a line of its own"
+	}
+	if m := pythonDotenvVar().FindString(v); m != "" {
+		return fmt.Sprintf("holds %q, which python-dotenv expands however it is quoted", m)
+	}
+	return ""
 }
 
 // bareSafe: no line breaks, no edge spaces (python-dotenv strips them),

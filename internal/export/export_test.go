@@ -3,10 +3,12 @@ package export
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,8 +73,12 @@ func TestGitHubEnvReadsBackEveryValue(t *testing.T) {
 
 func TestGitHubPathPutsTheFirstDirFirst(t *testing.T) {
 	// The runner prepends each line to PATH in turn.
+	text, err := GitHubPath([]string{"/t/bin", "/t/bin/x64"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	path := []string{"/usr/bin"}
-	for _, line := range strings.Split(strings.TrimSuffix(GitHubPath([]string{"/t/bin", "/t/bin/x64"}), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		path = append([]string{line}, path...)
 	}
 	if strings.Join(path, ":") != "/t/bin:/t/bin/x64:/usr/bin" {
@@ -80,12 +86,108 @@ func TestGitHubPathPutsTheFirstDirFirst(t *testing.T) {
 	}
 }
 
-// python-dotenv, the consumer most scripts use, reads every value back.
-func TestDotenvReadsBackInPythonDotenv(t *testing.T) {
+func TestGitHubPathRefusesAFolderWithALineBreak(t *testing.T) {
+	for _, dir := range []string{"/t/x\n/tmp/evil/bin", "/t/x\r/tmp/evil/bin", "/t/x\x00y"} {
+		text, err := GitHubPath([]string{"/ok/bin", dir})
+		if err == nil || text != "" {
+			t.Errorf("%q: got %q, %v; want no text and an error", dir, text, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), fmt.Sprintf("%q", dir)) {
+			t.Errorf("%q: the error does not name it: %v", dir, err)
+		}
+	}
+}
+
+// hostileDotenv are folder names a user (or an attacker naming a folder)
+// can make; Dotenv must write each so that python-dotenv and docker read
+// it back, or refuse it.
+var hostileDotenv = []string{
+	"/opt/cuda/12.4.1",
+	`/home/me/ho me "q" $x/cuda`,
+	"/a/lib64:/b/lib",
+	"/a #b",
+	`'lead`,
+	`C:\cuda\v12`,
+	"",
+	"x${NOPE:-/tmp/evil}",
+	"/a/${HOME}/b",
+	"/a/${}/b",
+	"/a/${x:y}/b",
+	"/a/${unclosed",
+	"/a/$HOME/b",
+	"two\nLD_PRELOAD=/tmp/evil.so",
+	"cr\rLD_PRELOAD=/tmp/evil.so",
+	"x\nCUDAENV_EOF\ny",
+}
+
+// The rule alone, in Go: what is refused and why.
+func TestDotenvRefusesWhatNoReaderReadsBack(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		refused     string // in the error; "" for written
+	}{
+		{"a folder python-dotenv would expand with a default is refused", "x${NOPE:-/tmp/evil}", `holds "${NOPE:-/tmp/evil}", which python-dotenv expands`},
+		{"a folder python-dotenv would expand is refused", "/a/${HOME}/b", `holds "${HOME}"`},
+		{"an empty ${} is refused (python-dotenv reads it as nothing)", "/a/${}/b", `holds "${}"`},
+		{"a newline is refused (docker reads the next line as an assignment)", "two\nLD_PRELOAD=/tmp/evil.so", "line break"},
+		{"a carriage return is refused", "cr\rLD_PRELOAD=/tmp/evil.so", "line break"},
+		{"a ${ python-dotenv does not expand is written", "/a/${x:y}/b", ""},
+		{"an unclosed ${ is written", "/a/${unclosed", ""},
+		{"a $NAME without braces is written", "/a/$HOME/b", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text, _, err := Dotenv(map[string]string{"OK": "/x", "CUDA_HOME": tc.value})
+			if tc.refused == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			var de *DotenvError
+			if !errors.As(err, &de) || text != "" {
+				t.Fatalf("got %q, %v; want a *DotenvError and no text", text, err)
+			}
+			if de.Name != "CUDA_HOME" || !strings.Contains(err.Error(), tc.refused) || !strings.HasPrefix(err.Error(), "CUDA_HOME=") {
+				t.Errorf("error %q does not name CUDA_HOME and say %q", err, tc.refused)
+			}
+		})
+	}
+}
+
+// Docker takes the rest of a line literally; python-dotenv is checked
+// where it is installed.
+func TestDotenvIsReadBackExactlyOrRefused(t *testing.T) {
+	vars := map[string]string{}
+	for i, v := range hostileDotenv {
+		vars[fmt.Sprintf("V%02d", i)] = v
+	}
+	written := map[string]string{}
+	for k, v := range vars {
+		if _, _, err := Dotenv(map[string]string{k: v}); err == nil {
+			written[k] = v
+		}
+	}
+	text, quoted, err := Dotenv(written)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Dotenv(vars); err == nil {
+		t.Fatal("the hostile set was written whole")
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) != len(written) {
+		t.Fatalf("%d lines for %d values: docker would read other assignments:\n%s", len(lines), len(written), text)
+	}
+	for _, line := range lines {
+		k, v, _ := strings.Cut(line, "=")
+		if !slices.Contains(quoted, k) && v != written[k] {
+			t.Errorf("docker would read %s as %q, want %q", k, v, written[k])
+		}
+	}
 	if exec.Command("python3", "-c", "import dotenv").Run() != nil {
 		t.Skip("python-dotenv is not installed")
 	}
-	text, quoted := Dotenv(values)
 	f := filepath.Join(t.TempDir(), "x.env")
 	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -98,27 +200,24 @@ func TestDotenvReadsBackInPythonDotenv(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	for k, v := range values {
-		if k == "BRACE" {
-			// python-dotenv expands ${…} in every form of value, quoted
-			// or not; Dotenv names such a value (checked below).
-			continue
-		}
+	for k, v := range written {
 		if got[k] != v {
 			t.Errorf("%s = %q in python-dotenv, want %q\n%s", k, got[k], v, text)
 		}
 	}
-	// Docker takes the rest of a line literally: bare values are exact
-	// for it too, and the others are named.
-	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		isQuoted := strings.Contains(" "+strings.Join(quoted, " ")+" ", " "+k+" ")
-		if !isQuoted && v != values[k] {
-			t.Errorf("docker would read %s as %q, want %q", k, v, values[k])
+	// What is refused is what python-dotenv would misread (or docker).
+	for k, v := range vars {
+		if _, ok := written[k]; ok {
+			continue
 		}
-	}
-	if fmt.Sprint(quoted) != "[BACKSLASH BRACE EOFINSIDE HASH NEWLINE QUOTE]" && fmt.Sprint(quoted) != "[BRACE EOFINSIDE HASH NEWLINE QUOTE]" {
-		t.Errorf("quoted %v", quoted)
+		if !strings.ContainsAny(v, "\r\n") {
+			one := filepath.Join(t.TempDir(), "one.env")
+			os.WriteFile(one, []byte(k+"='"+v+"'\n"), 0o644)
+			out, _ := exec.Command("python3", "-c", `import sys, dotenv; sys.stdout.write(dotenv.dotenv_values(sys.argv[1])[sys.argv[2]])`, one, k).Output()
+			if string(out) == v {
+				t.Errorf("%q is refused, but python-dotenv reads it back quoted", v)
+			}
+		}
 	}
 }
 

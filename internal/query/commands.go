@@ -129,7 +129,10 @@ func Env(in *In, o EnvOptions) error {
 	case "github":
 		return exportGitHub(in, changes, r, o.GitHub)
 	case "dotenv":
-		text, quoted := export.Dotenv(exportVars(changes, r, true))
+		text, quoted, err := export.Dotenv(exportVars(changes, r, true))
+		if err != nil {
+			return fmt.Errorf("env --format dotenv: %w; no dotenv reader would read it back as it is: rename that folder (or take it out of the variable), or use --format json or shell", err)
+		}
 		if len(quoted) > 0 {
 			fmt.Fprintf(in.Stderr, "cudaenv: note: %s quoted for python-dotenv; docker --env-file would keep the quotes\n", strings.Join(quoted, ", "))
 		}
@@ -209,7 +212,11 @@ func exportGitHub(in *In, changes []envdiff.Change, r activate.Resolved, write b
 	if !r.Selection.System() {
 		pathDirs = activate.Want(r, in.GOOS).Prepend["PATH"]
 	}
-	for _, f := range []struct{ name, text string }{{"GITHUB_ENV", envText}, {"GITHUB_PATH", export.GitHubPath(pathDirs)}} {
+	pathText, err := export.GitHubPath(pathDirs)
+	if err != nil {
+		return fmt.Errorf("env --github: %w; rename the folder", err)
+	}
+	for _, f := range []struct{ name, text string }{{"GITHUB_ENV", envText}, {"GITHUB_PATH", pathText}} {
 		target := in.Vars[f.name]
 		if target == "" {
 			return fmt.Errorf("env --github: %s is not set; this runs inside a GitHub Actions step (elsewhere use --format github)", f.name)

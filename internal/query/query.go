@@ -40,6 +40,7 @@ type In struct {
 func (in *In) Store() *store.Store {
 	st := store.New(in.Dirs)
 	st.Wait = in.Stderr
+	st.Warn = func(w string) { hookenv.Warn(in.Stderr, w) }
 	return st
 }
 
