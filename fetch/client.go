@@ -83,10 +83,11 @@ type Client struct {
 	// request to last byte; 0 means 2 minutes.
 	DocumentTimeout time.Duration
 	// DocumentStall replaces HeaderTimeout and StallTimeout, where it is
-	// shorter, for the index and manifests; 0 means DocumentStall (15s).
+	// shorter, for the index and manifests; 0 means fetch.DocumentStall
+	// (15s).
 	DocumentStall time.Duration
 	// DocumentBudget bounds all attempts at the index or a manifest
-	// together (see fetch.DocumentBudget); 0 means 50s.
+	// together; 0 means fetch.DocumentBudget (50s).
 	DocumentBudget time.Duration
 	// Notice, if not nil, is told one line for each retry (what failed and
 	// what is retried when) and for each wait on another process's
@@ -194,13 +195,12 @@ func (c *Client) retryDelay(attempt int) time.Duration {
 }
 
 // limits are the timeouts of one request; documents (the index, the
-// manifests) have shorter header and stall limits and a total bound.
+// manifests) get DocumentLimits.
 func (c *Client) limits(document bool) Limits {
-	l := Limits{Header: c.HeaderTimeout, Stall: c.StallTimeout, MinSpeed: c.MinSpeed, Window: c.SpeedWindow}
 	if document {
 		return c.DocumentLimits()
 	}
-	return l
+	return Limits{Header: c.HeaderTimeout, Stall: c.StallTimeout, MinSpeed: c.MinSpeed, Window: c.SpeedWindow}
 }
 
 // DocumentLimits are the limits of one request for a small document: the
