@@ -281,8 +281,11 @@ func Open(r io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a cudaenv bundle (not a tar file: %v)", err)
 	}
-	if hdr.Name != IndexName || !regular(hdr) {
+	if hdr.Name != IndexName {
 		return nil, fmt.Errorf("not a cudaenv bundle: its first member is %q, not %s", hdr.Name, IndexName)
+	}
+	if !regular(hdr) {
+		return nil, fmt.Errorf("not a cudaenv bundle: its index is a %s, not a regular file", typeName(hdr))
 	}
 	if hdr.Size > MaxIndexSize {
 		return nil, fmt.Errorf("its index is %d bytes, more than the %d any bundle needs; refusing it", hdr.Size, MaxIndexSize)

@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/cudaenv/cudaenv/fetch/fetchtest"
 )
 
 func sum(b string) string {
@@ -138,16 +136,6 @@ func goodMembers(t *testing.T, ix Index) []member {
 	return ms
 }
 
-// withSparse is a bundle of members followed by a sparse file of
-// realSize bytes (a few hundred bytes in the tar whatever realSize is).
-func withSparse(t *testing.T, members []member, name string, typ byte, realSize int64) []byte {
-	t.Helper()
-	data := rawTar(t, members)
-	data = data[:len(data)-1024] // the end-of-archive blocks
-	data = append(data, fetchtest.SparseMember(name, typ, realSize)...)
-	return append(data, make([]byte, 1024)...)
-}
-
 func TestHostileBundlesAreRefusedAndLeaveNothing(t *testing.T) {
 	archive := "cuda/redist/cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz"
 	withIndex := func(edit func(*Index)) []member {
@@ -155,10 +143,6 @@ func TestHostileBundlesAreRefusedAndLeaveNothing(t *testing.T) {
 		edit(&ix)
 		return goodMembers(t, ix)
 	}
-	// An index that gives the archive the size of the sparse file that
-	// stands in for it, 64 MiB from a bundle of a few KiB.
-	const huge = 64 << 20
-	bigIndex := withIndex(func(ix *Index) { ix.Files[1].Size = huge })[:2]
 	tests := []struct {
 		desc    string
 		members []member
@@ -209,10 +193,6 @@ func TestHostileBundlesAreRefusedAndLeaveNothing(t *testing.T) {
 		{"an oversized index", []member{{name: IndexName, body: strings.Repeat(" ", MaxIndexSize+1)}}, nil, "more than the 1048576 any bundle needs"},
 		{"an index that is not first", append([]member{{name: "cuda/x", body: "x"}}, goodMembers(t, goodIndex())...), nil, `its first member is "cuda/x"`},
 		{"an index that is a symlink", []member{{name: IndexName, typeflag: tar.TypeSymlink, link: "/etc/passwd"}}, nil, "not a cudaenv bundle"},
-		{"a sparse member in the PAX format", nil, withSparse(t, bigIndex, archive, fetchtest.TypePAXSparse, huge), `member "` + archive + `" is a sparse file; a bundle holds regular files only`},
-		{"a sparse member in the old GNU format", nil, withSparse(t, bigIndex, archive, tar.TypeGNUSparse, huge), `member "` + archive + `" is a sparse file`},
-		{"a sparse member of the listed size", nil, withSparse(t, goodMembers(t, goodIndex())[:2], archive, fetchtest.TypePAXSparse, int64(len(contents[archive]))), "is a sparse file"},
-		{"a sparse index", nil, withSparse(t, nil, IndexName, fetchtest.TypePAXSparse, 100), "not a cudaenv bundle"},
 		{"not a tar at all", nil, []byte("PK\x03\x04 a zip"), "not a tar file"},
 		{"a bundle cut off halfway", nil, rawTar(t, goodMembers(t, goodIndex()))[:1536+512+10], "unexpected EOF"},
 	}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/cudaenv/cudaenv/internal/bundle"
-	"github.com/cudaenv/cudaenv/internal/query"
 )
 
 // extractBundle unpacks a checked bundle into tmp/archives, after making
@@ -24,7 +23,9 @@ func extractBundle(br *bundle.Reader, tmp string, req ImportRequest) (map[string
 		free = freeSpace
 	}
 	if have, err := free(tmp); err == nil && have >= 0 && total > have {
-		return nil, fmt.Errorf("the bundle holds %s and %s has %s free; free some space (cudaenv cache prune) or point CUDAENV_CACHE_DIR at a disk with room", query.HumanBytes(total), tmp, query.HumanBytes(have))
+		// MiB rounded up for the need and down for the room, so the
+		// figures never look as if it fits.
+		return nil, fmt.Errorf("the bundle holds %d MiB and %s has %d MiB free; free some space (cudaenv cache prune) or point CUDAENV_CACHE_DIR at a disk with room", (total+1<<20-1)>>20, filepath.Dir(tmp), have>>20)
 	}
 	manifest := map[string]bool{}
 	for _, e := range ix.Entries {
