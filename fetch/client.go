@@ -82,6 +82,13 @@ type Client struct {
 	// DocumentTimeout bounds each attempt at the index or a manifest, from
 	// request to last byte; 0 means 2 minutes.
 	DocumentTimeout time.Duration
+	// DocumentStall replaces HeaderTimeout and StallTimeout, where it is
+	// shorter, for the index and manifests; 0 means fetch.DocumentStall
+	// (15s).
+	DocumentStall time.Duration
+	// DocumentBudget bounds all attempts at the index or a manifest
+	// together; 0 means fetch.DocumentBudget (50s).
+	DocumentBudget time.Duration
 	// Notice, if not nil, is told one line for each retry (what failed and
 	// what is retried when) and for each wait on another process's
 	// download of the same archive. Credentials are masked.
@@ -188,16 +195,35 @@ func (c *Client) retryDelay(attempt int) time.Duration {
 }
 
 // limits are the timeouts of one request; documents (the index, the
-// manifests) also have a total bound.
+// manifests) get DocumentLimits.
 func (c *Client) limits(document bool) Limits {
-	l := Limits{Header: c.HeaderTimeout, Stall: c.StallTimeout, MinSpeed: c.MinSpeed, Window: c.SpeedWindow}
 	if document {
-		l.Total = c.DocumentTimeout
-		if l.Total <= 0 {
-			l.Total = 2 * time.Minute
-		}
+		return c.DocumentLimits()
+	}
+	return Limits{Header: c.HeaderTimeout, Stall: c.StallTimeout, MinSpeed: c.MinSpeed, Window: c.SpeedWindow}
+}
+
+// DocumentLimits are the limits of one request for a small document: the
+// release index, a manifest, and (the installer passes them on) a PyPI
+// project page.
+func (c *Client) DocumentLimits() Limits {
+	l := Limits{Header: c.HeaderTimeout, Stall: c.StallTimeout, MinSpeed: c.MinSpeed, Window: c.SpeedWindow, Total: c.DocumentTimeout}.withDefaults()
+	stall := c.DocumentStall
+	if stall <= 0 {
+		stall = DocumentStall
+	}
+	l.Header, l.Stall = min(l.Header, stall), min(l.Stall, stall)
+	if l.Total <= 0 {
+		l.Total = 2 * time.Minute
 	}
 	return l
+}
+
+func (c *Client) documentBudget() time.Duration {
+	if c.DocumentBudget > 0 {
+		return c.DocumentBudget
+	}
+	return DocumentBudget
 }
 
 // notice passes a line to Notice, credentials masked.
@@ -339,18 +365,24 @@ func (c *Client) getSmall(ctx context.Context, what, u string) ([]byte, error) {
 		}
 		return os.ReadFile(p)
 	}
-	var last error
+	// A retry must have a stall limit's worth of the budget left, and no
+	// attempt runs past the budget.
+	l, budget, start := c.DocumentLimits(), c.documentBudget(), time.Now()
 	for attempt := 0; ; attempt++ {
-		data, err := c.getOnce(ctx, u)
+		l.Total = min(l.Total, budget-time.Since(start))
+		data, err := c.getOnce(ctx, u, l)
 		if err == nil {
 			return data, nil
 		}
-		last = err
+		delay := c.retryDelay(attempt)
 		if !retryable(err) || attempt >= c.retries() {
-			return nil, last
+			return nil, err
 		}
-		c.noticeRetry(what, err, attempt, c.retryDelay(attempt))
-		if err := sleep(ctx, c.retryDelay(attempt)); err != nil {
+		if spent := time.Since(start); spent+delay+l.Stall > budget {
+			return nil, fmt.Errorf("%w (gave up after %d attempts in %s)", err, attempt+1, spent.Round(100*time.Millisecond))
+		}
+		c.noticeRetry(what, err, attempt, delay)
+		if err := sleep(ctx, delay); err != nil {
 			return nil, err
 		}
 	}
@@ -358,13 +390,13 @@ func (c *Client) getSmall(ctx context.Context, what, u string) ([]byte, error) {
 
 const maxSmall = 64 << 20
 
-func (c *Client) getOnce(ctx context.Context, u string) ([]byte, error) {
+func (c *Client) getOnce(ctx context.Context, u string, l Limits) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
 	c.setHeaders(req)
-	resp, err := c.limits(true).Do(c.httpClient(), req)
+	resp, err := l.Do(c.httpClient(), req)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,20 @@ type Limits struct {
 	Total time.Duration
 }
 
+// Small documents (release listings, manifests, PyPI project pages) are a
+// few hundred KiB at most: a server that sends nothing of one for 15s is
+// not about to (pip gives up after 15s, uv after 30s), and install should
+// give up by itself within a minute, not after five stalled minutes.
+// Archives keep the longer defaults above.
+const (
+	// DocumentStall bounds the wait for a document's response headers and
+	// any pause in its body.
+	DocumentStall = 15 * time.Second
+	// DocumentBudget bounds all attempts at one document together: a retry
+	// that could not get a DocumentStall's worth of time in it is not made.
+	DocumentBudget = 50 * time.Second
+)
+
 func (l Limits) withDefaults() Limits {
 	if l.Header <= 0 {
 		l.Header = 30 * time.Second

@@ -373,6 +373,13 @@ func (zeroReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// SparseMember is a sparse file as raw tar blocks (see sparseEntry), for
+// tests of other tar readers that must refuse one: write it after a
+// tar.Writer's Flush, or splice it into a tar before its end blocks.
+func SparseMember(name string, typ byte, realSize int64) []byte {
+	return sparseEntry(name, typ, realSize)
+}
+
 // sparseEntry encodes, by hand (archive/tar cannot write sparse files), a
 // sparse file of realSize bytes whose only stored data is its last byte,
 // 'x': the archive stays tiny whatever realSize is.

@@ -57,7 +57,8 @@ type IndexOption func(*Index)
 func WithHTTPClient(c *http.Client) IndexOption { return func(ix *Index) { ix.client = c } }
 
 // WithLimits sets the timeouts of each request: response headers, stalls,
-// the speed floor, the total (default: fetch's defaults and a total of
+// the speed floor, the total (default: fetch.DocumentStall for headers and
+// stalls, as for any small document, fetch's speed floor, and a total of
 // 60s).
 func WithLimits(l fetch.Limits) IndexOption { return func(ix *Index) { ix.limits = l } }
 
@@ -97,7 +98,7 @@ func NewIndex(baseURL string, opts ...IndexOption) (*Index, error) {
 	ix := &Index{
 		base:      u,
 		client:    http.DefaultClient,
-		limits:    fetch.Limits{Total: 60 * time.Second},
+		limits:    fetch.Limits{Header: fetch.DocumentStall, Stall: fetch.DocumentStall, Total: 60 * time.Second},
 		userAgent: "cudaenv",
 		retries:   2,
 		backoff:   500 * time.Millisecond,

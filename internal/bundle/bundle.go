@@ -9,8 +9,10 @@
 // A bundle is hostile input. The index is read first, capped in size and
 // checked (names are plain relative paths, listed once, with 64-hex
 // sha256s) before any other byte is read. Then every member must be a
-// regular file the index lists, appear once, have the listed size and
-// hash to the listed sha256, and every listed file must appear. Members
+// regular file the index lists (not sparse: its holes would unpack to more
+// than the bundle holds), appear once, have the listed size, be allowed
+// that size by the caller (Reader.Allow) before a byte of it is written,
+// and hash to the listed sha256; and every listed file must appear. Members
 // are written only under their sha256, never under their names, so no
 // name can place a file anywhere. What the manifests say about the
 // archives is checked by the installer, which reads them.
@@ -263,6 +265,11 @@ func writeMember(tw *tar.Writer, f File, open func(File) (io.ReadCloser, error))
 // Reader reads a bundle whose index has been read and checked.
 type Reader struct {
 	Index Index
+	// Allow, if not nil, is asked about each member before any of it is
+	// written, with the paths of the members extracted so far: the index
+	// alone would let a member be 1 TiB, so the caller caps each at what
+	// its role allows (a manifest's cap, the size a manifest lists).
+	Allow func(f File, done map[string]string) error
 	tr    *tar.Reader
 }
 
@@ -274,8 +281,11 @@ func Open(r io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a cudaenv bundle (not a tar file: %v)", err)
 	}
-	if hdr.Name != IndexName || !regular(hdr) {
+	if hdr.Name != IndexName {
 		return nil, fmt.Errorf("not a cudaenv bundle: its first member is %q, not %s", hdr.Name, IndexName)
+	}
+	if !regular(hdr) {
+		return nil, fmt.Errorf("not a cudaenv bundle: its index is a %s, not a regular file", typeName(hdr))
 	}
 	if hdr.Size > MaxIndexSize {
 		return nil, fmt.Errorf("its index is %d bytes, more than the %d any bundle needs; refusing it", hdr.Size, MaxIndexSize)
@@ -297,7 +307,19 @@ func Open(r io.Reader) (*Reader, error) {
 }
 
 func regular(h *tar.Header) bool {
-	return h.Typeflag == tar.TypeReg || h.Typeflag == '\x00' //nolint:staticcheck // old tars write '\0' for TypeReg
+	return (h.Typeflag == tar.TypeReg || h.Typeflag == '\x00') && !sparse(h) //nolint:staticcheck // old tars write '\0' for TypeReg
+}
+
+// sparse reports a PAX sparse file: a regular file whose GNU.sparse.*
+// records make archive/tar fill holes with zeros, so a few KiB of bundle
+// read as a terabyte. (The old GNU sparse type is not TypeReg.)
+func sparse(h *tar.Header) bool {
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
 }
 
 // Extract reads every member after the index and writes each into dir as
@@ -330,13 +352,18 @@ func (r *Reader) Extract(dir string) (map[string]string, error) {
 		f, listed := want[hdr.Name]
 		switch {
 		case !regular(hdr):
-			return fail(fmt.Errorf("member %s is a %s; a bundle holds regular files only", strconv.Quote(hdr.Name), typeName(hdr.Typeflag)))
+			return fail(fmt.Errorf("member %s is a %s; a bundle holds regular files only", strconv.Quote(hdr.Name), typeName(hdr)))
 		case !listed:
 			return fail(fmt.Errorf("member %s is not in the bundle's index", strconv.Quote(hdr.Name)))
 		case paths[hdr.Name] != "":
 			return fail(fmt.Errorf("member %s appears twice", strconv.Quote(hdr.Name)))
 		case hdr.Size != f.Size:
 			return fail(fmt.Errorf("member %s is %d bytes; the index says %d", hdr.Name, hdr.Size, f.Size))
+		}
+		if r.Allow != nil {
+			if err := r.Allow(f, paths); err != nil {
+				return fail(err)
+			}
 		}
 		p, err := keep(dir, f, r.tr)
 		if err != nil {
@@ -381,8 +408,11 @@ func keep(dir string, f File, body io.Reader) (string, error) {
 	return final, nil
 }
 
-func typeName(t byte) string {
-	switch t {
+func typeName(h *tar.Header) string {
+	if sparse(h) {
+		return "sparse file"
+	}
+	switch t := h.Typeflag; t {
 	case tar.TypeSymlink:
 		return "symbolic link"
 	case tar.TypeLink:
@@ -393,6 +423,8 @@ func typeName(t byte) string {
 		return "device"
 	case tar.TypeFifo:
 		return "FIFO"
+	case tar.TypeGNUSparse:
+		return "sparse file"
 	}
-	return fmt.Sprintf("member of tar type %q", t)
+	return fmt.Sprintf("member of tar type %q", h.Typeflag)
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -227,5 +228,48 @@ func TestCheckNameAcceptsWhatNVIDIAAndPyPIName(t *testing.T) {
 		if err := CheckName(name); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+func TestAllowIsAskedBeforeAMemberIsWritten(t *testing.T) {
+	archive := "cuda/redist/cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz"
+	// The index and the tar header both say 1 TiB; the bundle holds its
+	// first bytes only. Without a cap, Extract would try to write it all.
+	ix := goodIndex()
+	ix.Files[1].Size = 1 << 40
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, m := range goodMembers(t, ix)[:2] {
+		tw.WriteHeader(&tar.Header{Name: m.name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(m.body))})
+		tw.Write([]byte(m.body))
+	}
+	tw.WriteHeader(&tar.Header{Name: archive, Typeflag: tar.TypeReg, Mode: 0o644, Size: 1 << 40})
+	tw.Write([]byte("nvcc archive bytes"))
+	tw.Flush()
+	r, err := Open(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	r.Allow = func(f File, done map[string]string) error {
+		asked = append(asked, f.Name)
+		if f.Name == archive {
+			if done["cuda/redist/redistrib_12.4.1.json"] == "" {
+				t.Errorf("asked about the archive before the manifest was extracted: %v", done)
+			}
+			return fmt.Errorf("member %s is %d bytes; its manifest lists 18", f.Name, f.Size)
+		}
+		return nil
+	}
+	dir := t.TempDir()
+	_, err = r.Extract(dir)
+	if err == nil || err.Error() != "member "+archive+" is 1099511627776 bytes; its manifest lists 18" {
+		t.Fatalf("err = %v", err)
+	}
+	if len(asked) != 2 {
+		t.Errorf("asked about %q", asked)
+	}
+	if des, _ := os.ReadDir(dir); len(des) != 0 {
+		t.Errorf("left in the extraction folder: %v", des)
 	}
 }

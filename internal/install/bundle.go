@@ -229,6 +229,9 @@ func bytesOpener(b []byte) func() (io.ReadCloser, error) {
 type ImportRequest struct {
 	Platform string // the bundle's versions for this platform; "" means this machine's
 	Force    bool   // reinstall what is installed
+	// FreeSpace, if not nil, replaces the file system's count of the
+	// bytes free in a folder (tests set it; < 0 means unknown).
+	FreeSpace func(dir string) (int64, error)
 }
 
 // maxManifestSize caps a manifest (or wheel list) read from a bundle;
@@ -262,7 +265,7 @@ func (in *Installer) Import(ctx context.Context, r io.Reader, req ImportRequest)
 		return nil, fmt.Errorf("bundle import: %w", err)
 	}
 	defer done()
-	paths, err := br.Extract(tmp + string(os.PathSeparator) + "archives")
+	paths, err := extractBundle(br, tmp, req)
 	if err != nil {
 		return nil, fmt.Errorf("bundle import: %w; nothing was installed", err)
 	}
@@ -314,13 +317,7 @@ func bundlePlans(ix *bundle.Index, paths map[string]string) ([]*Plan, error) {
 	used := map[string]bool{}
 	var plans []*Plan
 	for _, e := range ix.Entries {
-		var pl *Plan
-		var err error
-		if e.Source == "nvidia" {
-			pl, err = nvidiaBundlePlan(ix, paths, e, used)
-		} else {
-			pl, err = pypiBundlePlan(ix, paths, e, used)
-		}
+		pl, err := entryPlan(ix, paths, e, used)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s (%s): %w", e.Kind, e.Name, e.Platform, err)
 		}
@@ -348,6 +345,13 @@ func bundlePlans(ix *bundle.Index, paths map[string]string) ([]*Plan, error) {
 		}
 	}
 	return plans, nil
+}
+
+func entryPlan(ix *bundle.Index, paths map[string]string, e bundle.Entry, used map[string]bool) (*Plan, error) {
+	if e.Source == "nvidia" {
+		return nvidiaBundlePlan(ix, paths, e, used)
+	}
+	return pypiBundlePlan(ix, paths, e, used)
 }
 
 func readMember(ix *bundle.Index, paths map[string]string, name string) ([]byte, error) {

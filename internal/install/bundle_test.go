@@ -194,7 +194,12 @@ func TestATamperedBundleInstallsNothing(t *testing.T) {
 		}, "its manifest makes it 12.4.1, not 12.4.2"},
 		{"the manifest moved", func(ix *bundle.Index, files map[string][]byte) {
 			files["cuda/redist/redistrib_12.4.2.json"] = files[manifest]
-			ix.Files = append(ix.Files, bundle.File{Name: "cuda/redist/redistrib_12.4.2.json"})
+			delete(files, manifest)
+			for i := range ix.Files { // in its place: ahead of the archives it lists
+				if ix.Files[i].Name == manifest {
+					ix.Files[i].Name = "cuda/redist/redistrib_12.4.2.json"
+				}
+			}
 			ix.Entries[0].Release = "12.4.2"
 			ix.Entries[0].Manifest = "cuda/redist/redistrib_12.4.2.json"
 		}, "its manifest is release 12.4.1, not 12.4.2"},

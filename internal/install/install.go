@@ -454,6 +454,11 @@ func (in *Installer) pypiIndex() (*pypi.Index, error) {
 	if in.opts.Notice != nil {
 		opts = append(opts, pypi.WithNotice(in.opts.Notice))
 	}
+	// Project pages are small documents, limited as the client limits its
+	// own (a short stall limit), within pypi's total per page.
+	l := in.client.DocumentLimits()
+	l.Total = min(l.Total, time.Minute)
+	opts = append(opts, pypi.WithLimits(l))
 	idx, err := pypi.NewIndex(base, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("CUDAENV_PYPI_INDEX: %w", err)
