@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/fetch/pypi"
 	"github.com/cudaenv/cudaenv/internal/bundle"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
@@ -437,6 +438,17 @@ func pypiBundlePlan(ix *bundle.Index, paths map[string]string, e bundle.Entry, u
 		product: p, release: e.Release, platform: e.Platform,
 		Receipt: store.Receipt{Source: "pypi", URL: e.URL, Platform: e.Platform, Profile: e.Profile, ManifestSHA256: wl.ManifestSHA256},
 	}
+	// The bundle's wheel list says which project each component is; like a
+	// lock's, it is held to the project the component and CUDA major map
+	// to, and each wheel is unpacked only when its METADATA agrees.
+	major := e.CUDAMajor
+	if p == fetch.CUDA {
+		v, err := version.Parse(e.Release)
+		if err != nil {
+			return nil, fmt.Errorf("release %q: %w", e.Release, err)
+		}
+		major = v.Major()
+	}
 	var comps []string
 	for _, w := range wl.Wheels {
 		name := "pypi/" + w.File
@@ -453,12 +465,17 @@ func pypiBundlePlan(ix *bundle.Index, paths map[string]string, e bundle.Entry, u
 		if w.Platform != e.Platform {
 			return nil, fmt.Errorf("%s is for %s", name, w.Platform)
 		}
+		project, err := pypi.CheckLockedWheel(w.Component, major, w.Version, w.Platform, w.File)
+		if err != nil {
+			return nil, fmt.Errorf("its wheel list: %w", err)
+		}
+		wn, _ := pypi.ParseWheelName(w.File) // CheckLockedWheel parsed it
 		used[name] = true
 		comps = append(comps, w.Component)
 		pl.Artifacts = append(pl.Artifacts, fetch.Artifact{
-			Component: w.Component, Name: w.Project, Version: w.Version, Platform: w.Platform,
+			Component: w.Component, Name: project, Version: w.Version, Platform: w.Platform,
 			RelativePath: w.File, SHA256: w.SHA256, Size: w.Size,
-			License: "NVIDIA (see the wheel's license)", Unpack: unpackWheel,
+			License: "NVIDIA (see the wheel's license)", Unpack: unpackWheelAs(project, wn.Version),
 		})
 	}
 	sort.Strings(comps)

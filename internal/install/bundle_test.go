@@ -247,3 +247,73 @@ func TestExportRefusesWhatItCannotBundle(t *testing.T) {
 		}
 	}
 }
+
+// A bundle's wheel list, like a lock, comes from whoever made the bundle:
+// it cannot make another project's wheel a CUDA component, and a wheel is
+// unpacked only when its METADATA is the project and version planned.
+func TestABundleOfWheelsIsHeldToTheComponentsProjects(t *testing.T) {
+	w := newWorld(t)
+	ix := pypitest.New(t)
+	in := w.installer(t, func(o *Options) { o.PyPIIndex = ix.URL() })
+	data, _ := export(t, in, ExportRequest{Args: []string{"12.4"}, Source: "pypi", Components: []string{"cuda_cudart", "libcublas"}})
+	// editWheels rewrites the wheel list and the wheels it names.
+	editWheels := func(edit func(wl *bundle.Wheels, files map[string][]byte)) func(*bundle.Index, map[string][]byte) {
+		return func(ix *bundle.Index, files map[string][]byte) {
+			list := ix.Entries[0].Manifest
+			var wl bundle.Wheels
+			if err := json.Unmarshal(files[list], &wl); err != nil {
+				t.Fatal(err)
+			}
+			edit(&wl, files)
+			for n := range files { // a renamed wheel goes at the end, after its list
+				if _, ok := ix.Lookup(n); !ok {
+					ix.Files = append(ix.Files, bundle.File{Name: n})
+				}
+			}
+			for i, wh := range wl.Wheels {
+				b := files["pypi/"+wh.File]
+				wl.Wheels[i].SHA256, wl.Wheels[i].Size = sha256Hex(b), int64(len(b))
+			}
+			files[list], _ = json.Marshal(wl)
+		}
+	}
+	find := func(wl *bundle.Wheels, comp string) *bundle.Wheel {
+		for i := range wl.Wheels {
+			if wl.Wheels[i].Component == comp {
+				return &wl.Wheels[i]
+			}
+		}
+		t.Fatalf("no %s wheel in %+v", comp, wl)
+		return nil
+	}
+	tests := []struct {
+		desc string
+		edit func(wl *bundle.Wheels, files map[string][]byte)
+		want string
+	}{
+		{"a component's wheel renamed to another project", func(wl *bundle.Wheels, files map[string][]byte) {
+			wh := find(wl, "cuda_cudart")
+			evil := "totally_legit_pkg-" + wh.Version + "-py3-none-manylinux2014_x86_64.whl"
+			files["pypi/"+evil] = files["pypi/"+wh.File]
+			delete(files, "pypi/"+wh.File)
+			wh.File, wh.Project = evil, "totally-legit-pkg"
+		}, "is not a wheel of nvidia-cuda-runtime-cu12"},
+		{"another component's wheel under the right name", func(wl *bundle.Wheels, files map[string][]byte) {
+			rt, blas := find(wl, "cuda_cudart"), find(wl, "libcublas")
+			files["pypi/"+rt.File] = files["pypi/"+blas.File]
+		}, "its METADATA says it is"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			hostile := rewrite(t, data, editWheels(tt.edit))
+			off, st := airGapped(t, w)
+			_, err := off.Import(context.Background(), bytes.NewReader(hostile), ImportRequest{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			if list, _ := st.List(store.CUDA); len(list) != 0 {
+				t.Errorf("installed %+v", list)
+			}
+		})
+	}
+}

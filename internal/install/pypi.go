@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -321,6 +320,3 @@ func wheelArtifacts(ws []pypi.Artifact) []fetch.Artifact {
 	return out
 }
 
-func unpackWheel(ctx context.Context, f *os.File, size int64, dest string) error {
-	return pypi.ExtractWheelContext(ctx, f, size, dest)
-}
