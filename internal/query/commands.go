@@ -191,8 +191,8 @@ func exportVars(changes []envdiff.Change, r activate.Resolved, withPath bool) ma
 	}
 	if r.Selection.System() {
 		vars[resolve.EnvVar] = "system"
-	} else if label := r.Label(); label != "" {
-		vars[resolve.EnvVar] = label
+	} else if r.Label() != "" {
+		vars[resolve.EnvVar] = r.Selector()
 	}
 	return vars
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/envdiff"
 	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/resolve"
+	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shims"
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -113,8 +114,16 @@ func WithReceipts(in *In, r activate.Resolved) activate.Resolved {
 func ChangesFor(in *In, specs []string) ([]envdiff.Change, activate.Resolved, error) {
 	var r activate.Resolved
 	var err error
-	if len(specs) > 0 {
-		parsed, perr := resolve.Parse("command line", []byte(strings.Join(specs, " ")))
+	// A setting alone (exec --libraries=off -- CMD) changes the current
+	// selection's; with versions it goes with them.
+	var setting []string
+	for _, s := range specs {
+		if resolve.IsOption(s) {
+			setting = append(setting, s)
+		}
+	}
+	if len(specs) > len(setting) {
+		parsed, opts, perr := resolve.ParseOptions("command line", []byte(strings.Join(specs, " ")))
 		if perr != nil {
 			var se *resolve.SyntaxError
 			if errors.As(perr, &se) {
@@ -122,9 +131,17 @@ func ChangesFor(in *In, specs []string) ([]envdiff.Change, activate.Resolved, er
 			}
 			return nil, r, perr
 		}
-		r, err = activate.ResolveFast(in.Store(), resolve.Selection{Specs: parsed, Source: resolve.Source{}})
+		r, err = activate.ResolveFast(in.Store(), resolve.Selection{Specs: parsed, Source: resolve.Source{}, Options: opts})
 	} else {
 		r, err = ResolveHere(in)
+		if err == nil && len(setting) > 0 && !r.Selection.System() {
+			here := append(joinWords(r.Selection.Specs), setting...)
+			_, opts, perr := resolve.ParseOptions("command line", []byte(strings.Join(here, " ")))
+			if perr != nil {
+				return nil, r, perr
+			}
+			r.Selection.Options = opts
+		}
 	}
 	if err != nil {
 		return nil, r, err
@@ -282,4 +299,12 @@ func Run(args, environ []string, goos string, stdout, stderr io.Writer) (code in
 		return Report(stderr, err), true
 	}
 	return Report(stderr, cmd(in)), true
+}
+
+func joinWords(specs []version.Spec) []string {
+	words := make([]string, len(specs))
+	for i, s := range specs {
+		words[i] = s.String()
+	}
+	return words
 }

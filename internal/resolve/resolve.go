@@ -244,16 +244,22 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 // default) with the care Find takes. A missing file is an error wrapping
 // fs.ErrNotExist; one Find would skip is an error saying why.
 func ReadFile(path string) ([]version.Spec, error) {
+	specs, _, err := ReadFileOptions(path)
+	return specs, err
+}
+
+// ReadFileOptions is ReadFile with the file's settings.
+func ReadFileOptions(path string) ([]version.Spec, Options, error) {
 	data, st, skip, err := readCapped(path, MaxFileSize, true)
 	switch {
 	case skip != "":
-		return nil, errors.New(skip)
+		return nil, Options{}, errors.New(skip)
 	case !st.Exists:
-		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+		return nil, Options{}, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	case err != nil:
-		return nil, err
+		return nil, Options{}, err
 	}
-	return Parse(path, data)
+	return ParseOptions(path, data)
 }
 
 // readCapped reads a version file of at most limit bytes; a larger one is
