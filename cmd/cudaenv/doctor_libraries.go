@@ -1,0 +1,58 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/detect"
+	"github.com/cudaenv/cudaenv/internal/doctor"
+	"github.com/cudaenv/cudaenv/internal/hookenv"
+)
+
+// librariesCheck is doctor's libraries check: the nvidia-* wheels of the
+// Python environment in use against what LD_LIBRARY_PATH loads first.
+func librariesCheck(e *env, h detect.Host, r activate.Resolved, in doctor.Inputs) doctor.Check {
+	lib := doctor.Libraries{GOOS: e.goos, NoLibraries: r.Selection.Options.NoLibraries, InstalledCUDA: in.InstalledCUDA}
+	if in.Torch != nil {
+		lib.TorchCUDA = in.Torch.CUDA
+	}
+	var words []string
+	for _, sp := range r.Selection.Specs {
+		words = append(words, sp.String())
+	}
+	lib.Selected = strings.Join(words, " ")
+	lib.Python, lib.Wheels = pythonWheels(h, in.Torch)
+	lib.Dirs = hookenv.LibDirs(r, e.goos)
+	for _, d := range detect.SplitList(e.vars["LD_LIBRARY_PATH"], e.goos) {
+		if !hasLibDir(lib.Dirs, d) {
+			lib.Dirs = append(lib.Dirs, doctor.LibDir{Dir: d})
+		}
+	}
+	return doctor.CheckLibraries(doctor.GatherLibraries(h, lib))
+}
+
+// pythonWheels reads the wheels of the environment in use: VIRTUAL_ENV,
+// else CONDA_PREFIX, else the site-packages where the PyTorch for the
+// python3 on PATH was found (doctor asked that interpreter already).
+func pythonWheels(h detect.Host, torch *detect.Torch) (string, []detect.WheelLib) {
+	for _, k := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
+		if p := h.Env[k]; p != "" {
+			return p, h.WheelLibs(h.SitePackages(p))
+		}
+	}
+	if torch != nil && torch.Path != "" {
+		site := filepath.Dir(filepath.Dir(torch.Path))
+		return site, h.WheelLibs([]string{site})
+	}
+	return "", nil
+}
+
+func hasLibDir(dirs []doctor.LibDir, d string) bool {
+	for _, x := range dirs {
+		if filepath.Clean(x.Dir) == filepath.Clean(d) {
+			return true
+		}
+	}
+	return false
+}

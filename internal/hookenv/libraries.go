@@ -1,0 +1,62 @@
+package hookenv
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/cudaenv/cudaenv/internal/activate"
+	"github.com/cudaenv/cudaenv/internal/detect"
+	"github.com/cudaenv/cudaenv/internal/doctor"
+	"github.com/cudaenv/cudaenv/internal/envdiff"
+	"github.com/cudaenv/cudaenv/store"
+)
+
+// LibDirs are the folders activation puts on LD_LIBRARY_PATH for r (none
+// with libraries=off), each named after its entry ("CUDA 12.1.1") and
+// carrying its receipt's component versions, where r has receipts.
+func LibDirs(r activate.Resolved, goos string) []doctor.LibDir {
+	var out []doctor.LibDir
+	for _, d := range activate.Want(r, goos).Prepend["LD_LIBRARY_PATH"] {
+		ld := doctor.LibDir{Dir: d, Components: map[string]string{}}
+		for _, ent := range []*store.Entry{r.CUDA, r.Cudnn} {
+			if ent == nil || (d != ent.Path && !strings.HasPrefix(d, ent.Path+string(filepath.Separator))) {
+				continue
+			}
+			ld.What = "CUDA " + ent.Version.String()
+			if ent.Kind == store.Cudnn {
+				ld.What = "cuDNN " + ent.Version.String()
+				ld.Components["cudnn"] = ent.Version.String()
+			}
+			for _, c := range ent.Receipt.Components {
+				ld.Components[c.ID] = c.Version
+			}
+		}
+		out = append(out, ld)
+	}
+	return out
+}
+
+// warnLibraries prints one line when the toolkit that becomes active
+// puts a library on LD_LIBRARY_PATH that is older than the active venv's
+// or conda environment's nvidia-* wheel of the same soname. It starts no
+// process (no python3 is asked: only VIRTUAL_ENV and CONDA_PREFIX count)
+// and, unless a soname collides, reads nothing but a few folders.
+func warnLibraries(env envdiff.Env, r activate.Resolved, goos string, stderr io.Writer) {
+	if goos == "windows" || r.Selection.Options.NoLibraries {
+		return
+	}
+	h := detect.Host{Env: env, GOOS: goos}
+	var sites []string
+	for _, k := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
+		if p := env[k]; p != "" {
+			sites = append(sites, h.SitePackages(p)...)
+		}
+	}
+	if len(sites) == 0 {
+		return
+	}
+	if w := doctor.LibrariesWarning(h, sites, LibDirs(r, goos)); w != "" {
+		Warn(stderr, w)
+	}
+}
