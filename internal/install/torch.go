@@ -115,7 +115,11 @@ func (in *Installer) torchTargets(ctx context.Context, arg string) (cuda, cudnn 
 }
 
 // nearestRelease is the release of want's major closest to want: the same
-// minor if there is one (newest patch), else the nearest minor, newer on a tie.
+// minor if there is one (newest patch), else the nearest newer minor, and
+// an older minor only when there is no newer one. Older is what breaks:
+// with LD_LIBRARY_PATH searched first, a libcudnn older than the one the
+// framework's wheels pin is the one loaded, and the framework refuses it
+// (or fails with "undefined symbol").
 func nearestRelease(want version.Version, releases []string) version.Version {
 	var best version.Version
 	bestDist := -1
@@ -126,7 +130,8 @@ func nearestRelease(want version.Version, releases []string) version.Version {
 		}
 		d := v[1] - want[1]
 		if d < 0 {
-			d = -d
+			// Any newer minor comes before every older one.
+			d = 1<<20 - d
 		}
 		if bestDist < 0 || d < bestDist || (d == bestDist && version.Compare(v, best) > 0) {
 			best, bestDist = v, d
