@@ -167,11 +167,11 @@ func CheckLibraries(in Libraries) Check {
 	switch {
 	case len(older) > 0:
 		c.Status = Fail
-		c.Message = shadowLine(older[0], fw) + ": importing " + fw + ` fails with "undefined symbol"` + alsoLine(older[1:])
+		c.Message = shadowLine(older[0], fw) + ": " + importing(fw) + ` fails with "undefined symbol"` + alsoLine(older[1:])
 		c.Hint = librariesHint(in, older[0], fw)
 	case len(unknown) > 0:
 		c.Status = Warn
-		c.Message = shadowLine(unknown[0], fw) + `; if it is older, importing ` + fw + ` fails with "undefined symbol"` + alsoLine(unknown[1:])
+		c.Message = shadowLine(unknown[0], fw) + `; if it is older, ` + importing(fw) + ` fails with "undefined symbol"` + alsoLine(unknown[1:])
 		c.Hint = librariesHint(in, unknown[0], fw)
 	case in.NoLibraries:
 		c.Status = OK
@@ -194,7 +194,19 @@ func frameworkName(libs []detect.WheelLib) string {
 			return l.Framework
 		}
 	}
-	return "the environment"
+	return noFramework
+}
+
+// noFramework names the wheels' user when no known framework requires them.
+const noFramework = "the environment"
+
+// importing says what fails: importing the framework, or, when no known
+// framework requires the wheels, what loads them.
+func importing(fw string) string {
+	if fw == noFramework {
+		return "a program that loads them"
+	}
+	return "importing " + fw
 }
 
 func shadowLine(s Shadow, fw string) string {
@@ -235,8 +247,12 @@ func librariesHint(in Libraries, s Shadow, fw string) string {
 	if in.Selected == "" {
 		off = "cudaenv use --libraries=off VERSION"
 	}
-	return fmt.Sprintf("select the CUDA %s was built with (%s; %s in .cuda-version), or leave the libraries to %s and use the toolkit for building only (%s; `cudaenv local --libraries=off` writes it to .cuda-version)",
-		fw, use, want, fw, off)
+	built := "the CUDA " + fw + " was built with"
+	if fw == noFramework {
+		built = "the CUDA the wheels come from"
+	}
+	return fmt.Sprintf("select %s (%s; %s in .cuda-version), or leave the libraries to %s and use the toolkit for building only (%s; `cudaenv local --libraries=off` writes it to .cuda-version)",
+		built, use, want, fw, off)
 }
 
 // newestInstalled is the newest installed version within the release
@@ -279,7 +295,7 @@ func LibrariesWarning(h detect.Host, sites []string, dirs []LibDir) string {
 	fw := frameworkName(libs)
 	for _, s := range in.Shadows {
 		if s.older() {
-			return shadowLine(s, fw) + ": importing " + fw + ` fails with "undefined symbol"; see: cudaenv doctor`
+			return shadowLine(s, fw) + ": " + importing(fw) + ` fails with "undefined symbol"; see: cudaenv doctor`
 		}
 	}
 	return ""
