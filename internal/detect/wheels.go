@@ -54,6 +54,7 @@ func (h Host) SitePackages(prefix string) []string {
 		return nil
 	}
 	var out []string
+	var seen []os.FileInfo // a venv's lib64 is a link to its lib
 	for _, lib := range []string{"lib", "lib64"} {
 		des, err := os.ReadDir(h.file(filepath.Join(prefix, lib)))
 		if err != nil {
@@ -64,9 +65,12 @@ func (h Host) SitePackages(prefix string) []string {
 				continue
 			}
 			sp := filepath.Join(prefix, lib, de.Name(), "site-packages")
-			if h.isDir(sp) && !slices.Contains(out, sp) {
-				out = append(out, sp)
+			fi, err := h.stat(sp)
+			if err != nil || !fi.IsDir() || slices.ContainsFunc(seen, func(o os.FileInfo) bool { return os.SameFile(o, fi) }) {
+				continue
 			}
+			seen = append(seen, fi)
+			out = append(out, sp)
 		}
 	}
 	return out
