@@ -24,7 +24,7 @@ func Current(in *In) error {
 	if err != nil {
 		return err
 	}
-	label := r.Label()
+	label := r.Selector()
 	if r.Selection.System() {
 		label = "system"
 	}
