@@ -74,3 +74,34 @@ func TestGatherLibrariesTakesTheFirstFolderThatHasTheSoname(t *testing.T) {
 		t.Errorf("shadows = %+v", got)
 	}
 }
+
+// The prompt hook's cost when a toolkit becomes active in a venv holding
+// torch's nvidia-* wheels (17 packages) and nothing collides: folder
+// listings and stats, no dist-info read.
+func BenchmarkLibrariesWarningInAVenvWithoutCollisions(b *testing.B) {
+	root := b.TempDir()
+	site := filepath.Join(root, "venv", "lib", "python3.12", "site-packages")
+	pkgs := []string{"cublas", "cuda_cupti", "cuda_nvrtc", "cuda_runtime", "cudnn", "cufft", "curand", "cusolver", "cusparse", "cusparselt", "nccl", "nvjitlink", "nvtx", "cufile", "nvshmem", "cuda_nvcc", "cccl"}
+	for i, p := range pkgs {
+		dir := filepath.Join(site, "nvidia", p, "lib")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "lib"+p+".so."+string(rune('1'+i%9))), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lib := filepath.Join(root, "cuda", "lib64")
+	if err := os.MkdirAll(lib, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	h := detect.Host{}
+	sites := h.SitePackages(filepath.Join(root, "venv"))
+	dirs := []LibDir{{Dir: lib, What: "CUDA 12.1.1"}}
+	b.ResetTimer()
+	for range b.N {
+		if w := LibrariesWarning(h, sites, dirs); w != "" {
+			b.Fatal(w)
+		}
+	}
+}
