@@ -48,7 +48,8 @@ func selectionCommands(e *env) []*cli.Command {
 			Name:      "global",
 			Usage:     "set the default versions used where nothing else selects one",
 			ArgsUsage: "VERSION [cudnn@VERSION]",
-			Flags:     []cli.Flag{&cli.BoolFlag{Name: "unset", Usage: "remove the global default"}},
+			Flags: []cli.Flag{&cli.BoolFlag{Name: "unset", Usage: "remove the global default"},
+				&cli.StringFlag{Name: "libraries", Usage: "off: select the toolkit for building only and leave LD_LIBRARY_PATH to a framework's wheels (writes libraries=off)"}},
 			Action: func(c *cli.Context) error {
 				return writeSelection(e, c, e.dirs.GlobalFile(), "global")
 			},
