@@ -128,7 +128,7 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 	h := e.host(true)
 	in := doctor.Gather(ctx, h, sel)
 	rep := doctor.Run(in)
-	rep.Add(librariesCheck(e, h, r, in))
+	rep.Add(librariesCheck(ctx, e, h, r, in))
 	if gpu {
 		rep.Add(gpuCheck(ctx, e, h, r, len(in.GPUs) > 0))
 	}

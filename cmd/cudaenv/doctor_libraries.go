@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 
@@ -12,7 +13,7 @@ import (
 
 // librariesCheck is doctor's libraries check: the nvidia-* wheels of the
 // Python environment in use against what LD_LIBRARY_PATH loads first.
-func librariesCheck(e *env, h detect.Host, r activate.Resolved, in doctor.Inputs) doctor.Check {
+func librariesCheck(ctx context.Context, e *env, h detect.Host, r activate.Resolved, in doctor.Inputs) doctor.Check {
 	lib := doctor.Libraries{GOOS: e.goos, NoLibraries: r.Selection.Options.NoLibraries, InstalledCUDA: in.InstalledCUDA}
 	if in.Torch != nil {
 		lib.TorchCUDA = in.Torch.CUDA
@@ -22,7 +23,7 @@ func librariesCheck(e *env, h detect.Host, r activate.Resolved, in doctor.Inputs
 		words = append(words, sp.String())
 	}
 	lib.Selected = strings.Join(words, " ")
-	lib.Python, lib.Wheels = pythonWheels(h, in.Torch)
+	lib.Python, lib.Wheels = pythonWheels(ctx, h, in.Torch)
 	lib.Dirs = hookenv.LibDirs(r, e.goos)
 	for _, d := range detect.SplitList(e.vars["LD_LIBRARY_PATH"], e.goos) {
 		if !hasLibDir(lib.Dirs, d) {
@@ -34,8 +35,9 @@ func librariesCheck(e *env, h detect.Host, r activate.Resolved, in doctor.Inputs
 
 // pythonWheels reads the wheels of the environment in use: VIRTUAL_ENV,
 // else CONDA_PREFIX, else the site-packages where the PyTorch for the
-// python3 on PATH was found (doctor asked that interpreter already).
-func pythonWheels(h detect.Host, torch *detect.Torch) (string, []detect.WheelLib) {
+// python3 on PATH was found (doctor asked that interpreter already), else
+// that interpreter's site-packages folders.
+func pythonWheels(ctx context.Context, h detect.Host, torch *detect.Torch) (string, []detect.WheelLib) {
 	for _, k := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
 		if p := h.Env[k]; p != "" {
 			return p, h.WheelLibs(h.SitePackages(p))
@@ -44,6 +46,12 @@ func pythonWheels(h detect.Host, torch *detect.Torch) (string, []detect.WheelLib
 	if torch != nil && torch.Path != "" {
 		site := filepath.Dir(filepath.Dir(torch.Path))
 		return site, h.WheelLibs([]string{site})
+	}
+	if torch == nil && h.Run != nil {
+		// No PyTorch: another framework (JAX, CuPy) may have the wheels.
+		if sites := h.PythonSites(ctx); len(sites) > 0 {
+			return strings.Join(sites, ", "), h.WheelLibs(sites)
+		}
 	}
 	return "", nil
 }

@@ -3,6 +3,7 @@ package detect
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"maps"
 	"os"
@@ -287,4 +288,30 @@ func (h Host) LibVersion(dir, soname string) (v string, ok bool) {
 func (h Host) Exists(p string) bool {
 	_, err := os.Stat(h.file(p))
 	return err == nil
+}
+
+// PythonSites is the site-packages (and dist-packages) folders on the
+// sys.path of the python3 (else python) on PATH, asked as Torch asks it:
+// the one script that prints sys.path, nothing imported.
+func (h Host) PythonSites(ctx context.Context) []string {
+	py := h.LookPath("python3")
+	if py == "" {
+		py = h.LookPath("python")
+	}
+	if py == "" {
+		return nil
+	}
+	out, err := h.run(ctx, py, "-c", sysPathScript)
+	if err != nil {
+		return nil
+	}
+	var sites []string
+	for _, dir := range strings.Split(strings.ReplaceAll(string(out), "\r\n", "\n"), "\n") {
+		dir = strings.TrimSpace(dir)
+		base := filepath.Base(dir)
+		if filepath.IsAbs(dir) && (base == "site-packages" || base == "dist-packages") && h.isDir(dir) && !slices.Contains(sites, dir) {
+			sites = append(sites, dir)
+		}
+	}
+	return sites
 }

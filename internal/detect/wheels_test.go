@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -152,5 +153,24 @@ func TestLibVersionReadsNVIDIAsFileNames(t *testing.T) {
 		if v, ok := (Host{}).LibVersion(dir, tt.soname); v != tt.want || ok != tt.ok {
 			t.Errorf("LibVersion(%s) = %q, %v; want %q, %v", tt.soname, v, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+func TestPythonSitesAsksSysPathForTheWheelFolders(t *testing.T) {
+	sysPath := "/usr/bin/python3 -c " + sysPathScript
+	root := fakeRoot(t, map[string]string{
+		"usr/bin/python3*": "",
+		"home/u/.local/lib/python3.11/site-packages/": "",
+		"usr/lib/python3/dist-packages/":              "",
+	})
+	f := &fakeRunner{answers: map[string]result{sysPath: {out: "\n/usr/lib/python311.zip\n/home/u/.local/lib/python3.11/site-packages\r\nrelative/site-packages\n/gone/site-packages\n/usr/lib/python3/dist-packages\n/usr/lib/python3/dist-packages\n"}}}
+	h := Host{Root: root, Env: map[string]string{"PATH": "/usr/bin"}, Run: f.run}
+	got := h.PythonSites(context.Background())
+	want := []string{"/home/u/.local/lib/python3.11/site-packages", "/usr/lib/python3/dist-packages"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("PythonSites = %q, want %q", got, want)
+	}
+	if got := (Host{Root: root, Env: map[string]string{"PATH": "/nowhere"}, Run: f.run}).PythonSites(context.Background()); got != nil {
+		t.Errorf("without a Python: %q", got)
 	}
 }
