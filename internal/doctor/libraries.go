@@ -147,7 +147,7 @@ func CheckLibraries(in Libraries) Check {
 		return c
 	}
 	if in.Python == "" {
-		c.Status, c.Message = Skip, "no Python environment (VIRTUAL_ENV, CONDA_PREFIX or a PyTorch for python3 on PATH)"
+		c.Status, c.Message = Skip, "no Python environment (VIRTUAL_ENV, CONDA_PREFIX, or site-packages of a python3 on PATH)"
 		return c
 	}
 	if len(in.Wheels) == 0 {
