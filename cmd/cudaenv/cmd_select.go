@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -89,18 +90,24 @@ func writeSelection(e *env, c *cli.Context, path, verb string) error {
 		return nil
 	}
 	words := c.Args().Slice()
-	if len(words) == 0 {
-		// --libraries alone changes the setting of the versions there.
-		specs, _, err := resolve.ReadFileOptions(path)
+	setting := slices.ContainsFunc(words, resolve.IsOption)
+	if v := c.String("libraries"); c.IsSet("libraries") {
+		words, setting = append(words, resolve.LibrariesKey+"="+v), true
+	}
+	// --libraries alone changes the setting of the versions there; new
+	// versions alone keep the setting there.
+	if c.NArg() == 0 {
+		oldSpecs, _, err := resolve.ReadFileOptions(path)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
-		for _, sp := range specs {
+		for _, sp := range oldSpecs {
 			words = append(words, sp.String())
 		}
-	}
-	if v := c.String("libraries"); c.IsSet("libraries") {
-		words = append(words, resolve.LibrariesKey+"="+v)
+	} else if !setting {
+		if _, oldOpts, err := resolve.ReadFileOptions(path); err == nil {
+			words = append(words, oldOpts.Words()...)
+		}
 	}
 	text := strings.Join(words, " ")
 	specs, opts, err := resolve.ParseOptions("", []byte(text))
