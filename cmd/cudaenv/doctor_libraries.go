@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/detect"
@@ -23,7 +25,22 @@ func librariesCheck(ctx context.Context, e *env, h detect.Host, r activate.Resol
 		words = append(words, sp.String())
 	}
 	lib.Selected = strings.Join(words, " ")
-	lib.Python, lib.Wheels = pythonWheels(ctx, h, in.Torch)
+	// site-packages on a file system that hangs must not hang doctor.
+	type found struct {
+		python string
+		wheels []detect.WheelLib
+	}
+	done := make(chan found, 1)
+	go func() {
+		p, w := pythonWheels(ctx, h, in.Torch)
+		done <- found{p, w}
+	}()
+	select {
+	case f := <-done:
+		lib.Python, lib.Wheels = f.python, f.wheels
+	case <-time.After(wheelsDeadline):
+		lib.ReadErr = fmt.Sprintf("the Python environment's wheels were not read within %s", wheelsDeadline)
+	}
 	lib.Dirs = hookenv.LibDirs(r, e.goos)
 	for _, d := range detect.SplitList(e.vars["LD_LIBRARY_PATH"], e.goos) {
 		if !hasLibDir(lib.Dirs, d) {
@@ -32,6 +49,9 @@ func librariesCheck(ctx context.Context, e *env, h detect.Host, r activate.Resol
 	}
 	return doctor.CheckLibraries(doctor.GatherLibraries(h, lib))
 }
+
+// wheelsDeadline bounds doctor's reading of site-packages.
+const wheelsDeadline = 10 * time.Second
 
 // pythonWheels reads the wheels of the environment in use: VIRTUAL_ENV,
 // else CONDA_PREFIX, else the site-packages where the PyTorch for the

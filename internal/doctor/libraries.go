@@ -50,6 +50,8 @@ type Libraries struct {
 	Selected, TorchCUDA string
 	// InstalledCUDA are the installed toolkit versions.
 	InstalledCUDA []string
+	// ReadErr says why the wheels could not be read (too slow).
+	ReadErr string
 	// Shadows is filled by GatherLibraries: each wheel library a folder
 	// on LD_LIBRARY_PATH holds too, the first such folder.
 	Shadows []Shadow
@@ -144,6 +146,10 @@ func CheckLibraries(in Libraries) Check {
 	c := Check{ID: IDLibraries}
 	if in.GOOS == "windows" {
 		c.Status, c.Message = Skip, "Windows finds DLLs without LD_LIBRARY_PATH"
+		return c
+	}
+	if in.ReadErr != "" {
+		c.Status, c.Message = Skip, in.ReadErr
 		return c
 	}
 	if in.Python == "" {

@@ -41,6 +41,7 @@ func TestCheckLibrariesJudgesWhatLoadsFirst(t *testing.T) {
 			status: OK, msg: "nothing on LD_LIBRARY_PATH shadows the environment's nvidia-* wheels"},
 		{desc: "no wheels is nothing to judge", in: Libraries{Python: "/v"}, status: Skip, msg: "no nvidia-* wheel libraries in /v"},
 		{desc: "no Python is nothing to judge", in: Libraries{}, status: Skip, msg: "no Python environment"},
+		{desc: "wheels too slow to read are nothing to judge, said so", in: Libraries{Python: "/v", ReadErr: "the Python environment's wheels were not read within 10s"}, status: Skip, msg: "not read within 10s"},
 		{desc: "Windows is nothing to judge", in: Libraries{GOOS: "windows", Python: "/v"}, status: Skip},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/detect"
@@ -56,7 +57,18 @@ func warnLibraries(env envdiff.Env, r activate.Resolved, goos string, stderr io.
 	if len(sites) == 0 {
 		return
 	}
-	if w := doctor.LibrariesWarning(h, sites, LibDirs(r, goos)); w != "" {
-		Warn(stderr, w)
+	// A venv on a file system that hangs must not hang the prompt: past
+	// the deadline the look is abandoned (doctor says more).
+	done := make(chan string, 1)
+	go func() { done <- doctor.LibrariesWarning(h, sites, LibDirs(r, goos)) }()
+	select {
+	case w := <-done:
+		if w != "" {
+			Warn(stderr, w)
+		}
+	case <-time.After(librariesDeadline):
 	}
 }
+
+// librariesDeadline bounds the hook's look at the wheels.
+var librariesDeadline = 250 * time.Millisecond
