@@ -10,7 +10,6 @@ import (
 	"github.com/cudaenv/cudaenv/internal/detect"
 	"github.com/cudaenv/cudaenv/internal/doctor"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
-	"github.com/cudaenv/cudaenv/store"
 )
 
 // LibDirs are the folders activation puts on LD_LIBRARY_PATH for r (none
@@ -20,16 +19,16 @@ func LibDirs(r activate.Resolved, goos string) []doctor.LibDir {
 	var out []doctor.LibDir
 	for _, d := range activate.Want(r, goos).Prepend["LD_LIBRARY_PATH"] {
 		ld := doctor.LibDir{Dir: d, Components: map[string]string{}}
-		for _, ent := range []*store.Entry{r.CUDA, r.Cudnn} {
-			if ent == nil || (d != ent.Path && !strings.HasPrefix(d, ent.Path+string(filepath.Separator))) {
-				continue
+		under := func(root string) bool { return d == root || strings.HasPrefix(d, root+string(filepath.Separator)) }
+		if e := r.CUDA; e != nil && under(e.Path) {
+			ld.What = "CUDA " + e.Version.String()
+			for _, c := range e.Receipt.Components {
+				ld.Components[c.ID] = c.Version
 			}
-			ld.What = "CUDA " + ent.Version.String()
-			if ent.Kind == store.Cudnn {
-				ld.What = "cuDNN " + ent.Version.String()
-				ld.Components["cudnn"] = ent.Version.String()
-			}
-			for _, c := range ent.Receipt.Components {
+		} else if e := r.Cudnn; e != nil && under(e.Path) {
+			ld.What = "cuDNN " + e.Version.String()
+			ld.Components["cudnn"] = e.Version.String()
+			for _, c := range e.Receipt.Components {
 				ld.Components[c.ID] = c.Version
 			}
 		}

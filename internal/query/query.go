@@ -21,7 +21,6 @@ import (
 	"github.com/cudaenv/cudaenv/internal/envdiff"
 	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/resolve"
-	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shims"
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -135,7 +134,11 @@ func ChangesFor(in *In, specs []string) ([]envdiff.Change, activate.Resolved, er
 	} else {
 		r, err = ResolveHere(in)
 		if err == nil && len(setting) > 0 && !r.Selection.System() {
-			here := append(joinWords(r.Selection.Specs), setting...)
+			var here []string
+			for _, sp := range r.Selection.Specs {
+				here = append(here, sp.String())
+			}
+			here = append(here, setting...)
 			_, opts, perr := resolve.ParseOptions("command line", []byte(strings.Join(here, " ")))
 			if perr != nil {
 				return nil, r, perr
@@ -299,12 +302,4 @@ func Run(args, environ []string, goos string, stdout, stderr io.Writer) (code in
 		return Report(stderr, err), true
 	}
 	return Report(stderr, cmd(in)), true
-}
-
-func joinWords(specs []version.Spec) []string {
-	words := make([]string, len(specs))
-	for i, s := range specs {
-		words[i] = s.String()
-	}
-	return words
 }
