@@ -15,7 +15,15 @@
 #   5. with no hook and no cudaenv exec, only the shims on PATH and a
 #      .cuda-version (as an IDE, make or cron sees it), plain nvcc builds
 #      vector-add and CMake finds nvcc on PATH and builds the project; the
-#      shims are cudaenv-fastshim's when it was built (Linux with cc).
+#      shims are cudaenv-fastshim's when it was built (Linux with cc);
+#   6. the "undefined symbol" trap with NVIDIA's real wheels: a venv holds
+#      nvidia-cusparse-cu12 12.3.1.170 and nvidia-nvjitlink-cu12 12.4.127
+#      (torch 2.5.1's pins), a program links that libcusparse with a
+#      RUNPATH to the venv (as PyTorch does), and CUDA 12.1.1's
+#      libnvJitLink (12.1.105, from PyPI) is selected: under the selection
+#      the loader fails with "undefined symbol", doctor in the venv names
+#      both versions and fails, and with --libraries=off the program loads.
+#      (ONLY_LIBRARIES=1 runs this step alone, about 250 MB.)
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -31,6 +39,7 @@
 #   CUDAENV_PYPI_INDEX=https://mirror.example/pypi/simple/ scripts/e2e-pypi.sh
 #   SKIP_TORCH=1 scripts/e2e-pypi.sh    # steps 1 and 2 only (~130 MB)
 #   KEEP=1 scripts/e2e-pypi.sh          # keep the work folder for a look
+#   ONLY_LIBRARIES=1 scripts/e2e-pypi.sh  # step 6 only
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -81,6 +90,62 @@ ran() {
 	*) die "$name exited $code" ;;
 	esac
 }
+
+# (6) the "undefined symbol" trap: see the top. A function, so that
+# ONLY_LIBRARIES=1 can run it alone.
+libraries_trap() {
+	step "(6) the undefined-symbol trap with the real nvidia-cusparse-cu12 and nvidia-nvjitlink-cu12 wheels"
+	local venv="$work/wheels venv"
+	python3 -m venv "$venv"
+	local pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps)
+	[[ -z "${CUDAENV_PYPI_INDEX:-}" ]] || pip+=(--index-url "$CUDAENV_PYPI_INDEX")
+	"${pip[@]}" nvidia-nvjitlink-cu12==12.4.127 nvidia-cusparse-cu12==12.3.1.170
+	local site
+	site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	[[ -f "$site/nvidia/cusparse/lib/libcusparse.so.12" ]] || die "the cusparse wheel has no nvidia/cusparse/lib/libcusparse.so.12"
+	cudaenv install 12.1.1 --source pypi --components libnvjitlink
+	cat >"$work/sparse.c" <<'EOF'
+#include <stdio.h>
+/* cusparse.h's cusparseGetProperty(libraryPropertyType, int *): no GPU needed. */
+extern int cusparseGetProperty(int type, int *value);
+int main(void) {
+  int major = 0, minor = 0, patch = 0;
+  cusparseGetProperty(0, &major);
+  cusparseGetProperty(1, &minor);
+  cusparseGetProperty(2, &patch);
+  printf("sparse: ok (cuSPARSE %d.%d.%d)\n", major, minor, patch);
+  return 0;
+}
+EOF
+	cc -o "$work/sparse" "$work/sparse.c" "$site/nvidia/cusparse/lib/libcusparse.so.12" \
+		-Wl,--enable-new-dtags -Wl,-rpath,"$site/nvidia/cusparse/lib:$site/nvidia/nvjitlink/lib"
+	# LD_BIND_NOW: every symbol is bound when the program loads, as an
+	# import binds what it needs; the verdict does not depend on which
+	# function the program calls.
+	LD_BIND_NOW=1 "$work/sparse" || die "the program does not load the wheels' libraries on its own"
+	local out code
+	set +e
+	out=$(cudaenv exec 12.1.1 -- env LD_BIND_NOW=1 "$work/sparse" 2>&1)
+	code=$?
+	set -e
+	echo "$out"
+	[[ $code -ne 0 ]] && grep -q 'undefined symbol' <<<"$out" || die "under CUDA 12.1.1 the program did not fail with undefined symbol (exit $code)"
+	set +e
+	out=$(cd "$work" && VIRTUAL_ENV="$venv" CUDAENV_VERSION=12.1.1 cudaenv doctor 2>&1)
+	code=$?
+	set -e
+	grep -A1 -E '^(ok|warn|FAIL|skip) +libraries' <<<"$out" || true
+	[[ $code -eq 2 ]] && grep -qE '^FAIL libraries +LD_LIBRARY_PATH loads CUDA 12.1.1.s libnvJitLink.so.12 \(12.1.105\) before the environment.s nvidia-nvjitlink-cu12 12.4.127' <<<"$out" ||
+		die "doctor did not name both versions and fail (exit $code)"
+	cudaenv exec --libraries=off 12.1.1 -- env LD_BIND_NOW=1 "$work/sparse" || die "with --libraries=off the program does not load"
+	done_step
+}
+if [[ -n "${ONLY_LIBRARIES:-}" ]]; then
+	libraries_trap
+	printf '\n== ok: doctor catches the undefined-symbol trap and --libraries=off avoids it\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
 
 step "list the CUDA releases on ${CUDAENV_PYPI_INDEX:-https://pypi.org/simple/}"
 cudaenv ls-remote cuda 13
@@ -252,7 +317,10 @@ EOF
 	done_step
 fi
 
+libraries_trap
+
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
+printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"

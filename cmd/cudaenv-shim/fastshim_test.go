@@ -150,6 +150,8 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 		// alone, the fast shim has no cudaenv-shim to know of: the
 		// handover cannot be shown by running it so
 		noAlone bool
+		// want, when set, is checked against what cudaenv-shim ran
+		want func(t *testing.T, stdout string)
 	}{
 		{name: "a .cuda-version four folders up", cmd: "nvcc", fast: true,
 			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4\n") }},
@@ -273,6 +275,21 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4000000000\n") }},
 		{name: "a .cuda-version with non-ASCII text", cmd: "nvcc",
 			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4\u00a0\n") }},
+		// libraries=off: C does not know the setting, so it hands the
+		// call on; cudaenv-shim leaves LD_LIBRARY_PATH alone.
+		{name: "a .cuda-version with libraries=off", cmd: "nvcc", want: noStoreLibs,
+			setup: func(s *setup) {
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4 libraries=off\n")
+				s.env["LD_LIBRARY_PATH"] = "/opt/lib"
+			}},
+		{name: "libraries=off on a line before the version", cmd: "nvcc", want: noStoreLibs,
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "libraries=off\n12.4\n") }},
+		{name: "CUDAENV_VERSION with libraries=off", cmd: "nvcc", want: noStoreLibs,
+			setup: func(s *setup) { s.env["CUDAENV_VERSION"] = "12.4 LIBRARIES=OFF" }},
+		{name: "a .cuda-version with libraries=on", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4 libraries=on\n") }},
+		{name: "a .cuda-version with libraries=off alone", cmd: "nvcc",
+			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "libraries=off\n") }},
 		{name: "CUDA and cuDNN", cmd: "nvcc",
 			setup: func(s *setup) { write(s, filepath.Join(s.proj, ".cuda-version"), "12.4 cudnn@9.5\n") }},
 		{name: "system", cmd: "nvcc",
@@ -466,6 +483,9 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 				t.Errorf("the fast shim and cudaenv-shim differ:\nfast:         exit %d\n%s\nstderr: %s\ncudaenv-shim: exit %d\n%s\nstderr: %s",
 					got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
 			}
+			if tt.want != nil {
+				tt.want(t, want.stdout)
+			}
 			alone := runAs(t, alone, tt.cmd, tt.args, s.cwd, env)
 			if tt.fast {
 				if want.code != 0 || !strings.Contains(want.stdout, "__CUDAENV_SHIM=PID:1:") {
@@ -478,6 +498,20 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 				t.Errorf("the fast shim answered alone where it must hand over to cudaenv-shim: exit %d\n%s\nstderr: %s", alone.code, alone.stdout, alone.stderr)
 			}
 		})
+	}
+}
+
+// noStoreLibs checks that a shim ran the toolkit's command with its
+// CUDA_HOME set and no store folder on LD_LIBRARY_PATH.
+func noStoreLibs(t *testing.T, stdout string) {
+	t.Helper()
+	if !strings.Contains(stdout, "__CUDAENV_SHIM=PID:1:") || !strings.Contains(stdout, "\x00CUDA_HOME=") && !strings.Contains(stdout, "CUDA_HOME=") {
+		t.Fatalf("cudaenv-shim did not run the command with the toolkit:\n%s", stdout)
+	}
+	for _, kv := range strings.Split(stdout, "\x00") {
+		if v, ok := strings.CutPrefix(strings.TrimLeft(kv, "\n\x01"), "LD_LIBRARY_PATH="); ok && strings.Contains(v, "cuda") {
+			t.Errorf("libraries=off, yet LD_LIBRARY_PATH=%s", v)
+		}
 	}
 }
 
@@ -567,7 +601,8 @@ func TestRehashPointsTheShimsAtTheFastShim(t *testing.T) {
 // explores further.
 func FuzzFastShimPin(f *testing.F) {
 	fuzzVersionFile(f, ".cuda-version", []string{"12.4", "cuda@12\n", "CUDA@LATEST\r\n", "# pin\n11.8 # old\n", "12.4 cudnn@9", "\xef\xbb\xbf12",
-		"12..4", "1234567890", "12.4.1.2", "012.04", "system", "12\u00a04", "\x00", "cudnn@9.5", "cuda@", "@12", "12.4\n\n13"})
+		"12..4", "1234567890", "12.4.1.2", "012.04", "system", "12\u00a04", "\x00", "cudnn@9.5", "cuda@", "@12", "12.4\n\n13",
+		"12.4 libraries=off", "libraries=off"})
 }
 
 // FuzzFastShimToolVersions: the same for a .tool-versions.

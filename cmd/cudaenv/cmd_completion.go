@@ -148,7 +148,8 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 
 	switch cmd.Name {
 	case "use":
-		return append(selectionCandidates(e), candidate{"--unset", "hand selection back to .cuda-version files"}), ""
+		return append(selectionCandidates(e), candidate{"--unset", "hand selection back to .cuda-version files"},
+			candidate{"--libraries=off", "select for building only; LD_LIBRARY_PATH is left to a framework's wheels"}), ""
 	case "local", "global", "env":
 		return selectionCandidates(e), ""
 	case "exec":

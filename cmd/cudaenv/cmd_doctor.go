@@ -32,7 +32,9 @@ func doctorCommands(e *env) []*cli.Command {
 1 with warnings, 2 with failures. --json prints
 {"status": "ok|warn|fail", "checks": [{"id", "status", "message", "hint"}]}
 with the ids toolkit, driver, gpu-arch, cudnn, host-compiler, cmake, path,
-torch, env.
+torch, env, libraries (whether LD_LIBRARY_PATH loads an older copy of a
+library the Python environment's nvidia-* wheels bring, which makes
+importing PyTorch fail with "undefined symbol").
 --gpu also compiles and runs a small CUDA program with the selected nvcc.`,
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
@@ -132,6 +134,7 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 	h := e.host(true)
 	in := doctor.Gather(ctx, h, sel)
 	rep := doctor.Run(in)
+	rep.Add(librariesCheck(ctx, e, h, r, in))
 	if gpu {
 		rep.Add(gpuCheck(ctx, e, h, r, len(in.GPUs) > 0))
 	}

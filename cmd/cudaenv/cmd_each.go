@@ -74,7 +74,7 @@ rest:
 			return fmt.Errorf("exec --each %s: %w", v, err)
 		}
 		vars := envdiff.Result(e.vars, changes)
-		vars[resolve.EnvVar] = r.Label()
+		vars[resolve.EnvVar] = r.Selector()
 		label := r.CUDA.Version.String()
 		argv := make([]string, len(cmd))
 		for i, a := range cmd {

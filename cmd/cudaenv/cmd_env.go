@@ -37,14 +37,18 @@ cmake -C that sets CMAKE_CUDA_COMPILER, CUDAToolkit_ROOT and the cuDNN paths.`,
 		{
 			Name:            "exec",
 			Usage:           "run a command with versions activated (default: the current selection)",
-			ArgsUsage:       "[--each LIST|all [--jobs N]] [VERSION [cudnn@VERSION]] [--] COMMAND [ARGS...]",
+			ArgsUsage:       "[--each LIST|all [--jobs N]] [--libraries=off] [VERSION [cudnn@VERSION]] [--] COMMAND [ARGS...]",
 			SkipFlagParsing: true,
 			Description: `--each 11.8,12.4,13.0 (or --each all) runs the command once per CUDA
 version, each with its own environment and CUDAENV_VERSION, one after
 another; --jobs N runs N at a time, each run's output kept in a log and
 shown, prefixed with its version, when it ends. A {version} in the
 arguments becomes each run's version (e.g. -B build-{version}). A table of
-exit statuses and times ends it; the exit status is 1 if any run failed.`,
+exit statuses and times ends it; the exit status is 1 if any run failed.
+--libraries=off (or the word libraries=off among the versions) selects the
+toolkit for building only: PATH, CUDA_HOME, CUDACXX and the CMake hints are
+set, LD_LIBRARY_PATH is left alone, so a framework from wheels loads its own
+nvidia-* libraries.`,
 			Action: func(c *cli.Context) error {
 				if asksHelp(c.Args().Slice()) {
 					return cli.ShowCommandHelp(c, "exec")
@@ -66,8 +70,8 @@ exit statuses and times ends it; the exit status is 1 if any run failed.`,
 				// shell then agree with exec, wherever the command cds.
 				if r.Selection.System() {
 					vars[resolve.EnvVar] = "system"
-				} else if label := r.Label(); label != "" {
-					vars[resolve.EnvVar] = label
+				} else if r.Label() != "" {
+					vars[resolve.EnvVar] = r.Selector()
 				}
 				if err := execTarget(e, vars, r, cmd[0]); err != nil {
 					return err
@@ -78,19 +82,23 @@ exit statuses and times ends it; the exit status is 1 if any run failed.`,
 	}
 }
 
-// splitExecArgs separates leading version specs from the command. A "--"
-// ends the specs explicitly; otherwise the first word that is not a spec
-// starts the command.
+// splitExecArgs separates leading version specs and settings (a
+// libraries=off word, or the --libraries=off flag) from the command. A
+// "--" ends the specs explicitly; otherwise the first word that is
+// neither starts the command.
 func splitExecArgs(args []string) (specs, cmd []string) {
 	for i, a := range args {
 		if a == "--" {
-			return args[:i], args[i+1:]
+			return specs, args[i+1:]
 		}
-		if _, err := version.ParseSpec(a); err != nil {
-			return args[:i], args[i:]
+		if w, ok := strings.CutPrefix(a, "--"); ok && resolve.IsOption(w) {
+			a = w
+		} else if _, err := version.ParseSpec(a); err != nil && !resolve.IsOption(a) {
+			return specs, args[i:]
 		}
+		specs = append(specs, a)
 	}
-	return args, nil
+	return specs, nil
 }
 
 // changesFor computes the changes for explicit specs, or for the current

@@ -275,6 +275,9 @@ func (r *installReport) Event(ev install.Event) {
 		}
 	case install.TorchTargets:
 		sayf(e.stderr, "%s was built with CUDA %s and cuDNN %s; installing CUDA %s and cuDNN %s\n", ev.For, ev.CUDA, ev.BundledCudnn, ev.CUDA, ev.Cudnn)
+		// The wheels bring their own libraries, which one selected
+		// older than them on LD_LIBRARY_PATH would displace.
+		sayf(e.stderr, "torch loads the CUDA libraries of its nvidia-* wheels; to build extensions for it without putting CUDA %s's in front of them: cudaenv local %s --libraries=off\n", ev.CUDA, ev.CUDA)
 	case install.Adding:
 		if !r.quiet {
 			sayf(e.stderr, "adding %s to %s\n", strings.Join(ev.Missing, ", "), ev.Label)

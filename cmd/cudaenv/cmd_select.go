@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -38,7 +39,8 @@ func selectionCommands(e *env) []*cli.Command {
 			Name:      "local",
 			Usage:     "pin versions for this directory and below (writes .cuda-version)",
 			ArgsUsage: "VERSION [cudnn@VERSION]",
-			Flags:     []cli.Flag{&cli.BoolFlag{Name: "unset", Usage: "remove the .cuda-version file here"}},
+			Flags: []cli.Flag{&cli.BoolFlag{Name: "unset", Usage: "remove the .cuda-version file here"},
+				&cli.StringFlag{Name: "libraries", Usage: "off: select the toolkit for building only and leave LD_LIBRARY_PATH to a framework's wheels (writes libraries=off)"}},
 			Action: func(c *cli.Context) error {
 				return writeSelection(e, c, filepath.Join(e.cwd, resolve.FileName), "local")
 			},
@@ -47,7 +49,8 @@ func selectionCommands(e *env) []*cli.Command {
 			Name:      "global",
 			Usage:     "set the default versions used where nothing else selects one",
 			ArgsUsage: "VERSION [cudnn@VERSION]",
-			Flags:     []cli.Flag{&cli.BoolFlag{Name: "unset", Usage: "remove the global default"}},
+			Flags: []cli.Flag{&cli.BoolFlag{Name: "unset", Usage: "remove the global default"},
+				&cli.StringFlag{Name: "libraries", Usage: "off: select the toolkit for building only and leave LD_LIBRARY_PATH to a framework's wheels (writes libraries=off)"}},
 			Action: func(c *cli.Context) error {
 				return writeSelection(e, c, e.dirs.GlobalFile(), "global")
 			},
@@ -75,19 +78,39 @@ func writeSelection(e *env, c *cli.Context, path, verb string) error {
 		}
 		return nil
 	}
-	if c.NArg() == 0 {
-		specs, err := resolve.ReadFile(path)
+	if c.NArg() == 0 && !c.IsSet("libraries") {
+		specs, opts, err := resolve.ReadFileOptions(path)
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("no %s version set (%s does not exist); set one with: cudaenv %s 12.4", verb, path, verb)
 		}
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, joinSpecs(specs))
+		fmt.Fprintln(e.stdout, joinSpecs(specs, opts))
 		return nil
 	}
-	text := strings.Join(c.Args().Slice(), " ")
-	specs, err := resolve.Parse("", []byte(text))
+	words := c.Args().Slice()
+	setting := slices.ContainsFunc(words, resolve.IsOption)
+	if v := c.String("libraries"); c.IsSet("libraries") {
+		words, setting = append(words, resolve.LibrariesKey+"="+v), true
+	}
+	// --libraries alone changes the setting of the versions there; new
+	// versions alone keep the setting there.
+	if c.NArg() == 0 {
+		oldSpecs, _, err := resolve.ReadFileOptions(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		for _, sp := range oldSpecs {
+			words = append(words, sp.String())
+		}
+	} else if !setting {
+		if _, oldOpts, err := resolve.ReadFileOptions(path); err == nil {
+			words = append(words, oldOpts.Words()...)
+		}
+	}
+	text := strings.Join(words, " ")
+	specs, opts, err := resolve.ParseOptions("", []byte(text))
 	if err != nil {
 		var se *resolve.SyntaxError
 		if errors.As(err, &se) {
@@ -103,7 +126,7 @@ func writeSelection(e *env, c *cli.Context, path, verb string) error {
 		hookenv.Warn(e.stderr, err.Error())
 	}
 	// Comments in an existing file are the user's: only the specs change.
-	if err := atomicfile.Write(path, resolve.Rewrite(readPinForEdit(path), joinSpecs(specs)), 0o644); err != nil {
+	if err := atomicfile.Write(path, resolve.Rewrite(readPinForEdit(path), joinSpecs(specs, opts)), 0o644); err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
 	return nil
@@ -123,10 +146,10 @@ func readPinForEdit(path string) []byte {
 	return data
 }
 
-func joinSpecs(specs []version.Spec) string {
+func joinSpecs(specs []version.Spec, opts resolve.Options) string {
 	words := make([]string, len(specs))
 	for i, s := range specs {
 		words[i] = s.String()
 	}
-	return strings.Join(words, " ")
+	return strings.Join(append(words, opts.Words()...), " ")
 }

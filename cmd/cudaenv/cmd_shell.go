@@ -44,11 +44,13 @@ pwsh:  cudaenv init pwsh | Out-String | Invoke-Expression   in $PROFILE`,
 		{
 			Name:      "use",
 			Usage:     "select versions for the current shell (needs the shell integration)",
-			ArgsUsage: "VERSION [cudnn@VERSION] | system | --unset",
+			ArgsUsage: "[--libraries=off] VERSION [cudnn@VERSION] | system | --unset",
 			Description: `Sets CUDAENV_VERSION in this shell, which outranks .cuda-version files
 until the shell exits or "cudaenv use --unset" hands selection back to them.
 "cudaenv use system" steps aside in this shell. --quiet (-q) leaves out the
-line that says what it selected.`,
+line that says what it selected. --libraries=off selects the toolkit for
+building only: LD_LIBRARY_PATH is left alone, so a framework installed from
+wheels (PyTorch, JAX) keeps loading its own nvidia-* libraries.`,
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
 				if asksHelp(c.Args().Slice()) {
@@ -156,15 +158,21 @@ func shellUse(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var rest []string
+	var rest, settings []string
 	quiet := false
 	for _, a := range args[1:] {
 		if a == "-q" || a == "--quiet" {
 			quiet = true
+		} else if w, ok := strings.CutPrefix(a, "--"); ok && resolve.IsOption(w) {
+			settings = append(settings, w)
 		} else {
 			rest = append(rest, a)
 		}
 	}
+	if len(rest) == 0 && len(settings) > 0 {
+		return fmt.Errorf("use --%s needs a version, e.g. cudaenv use --%s 12.4", settings[0], settings[0])
+	}
+	rest = append(rest, settings...)
 	if len(rest) == 0 {
 		return errors.New("use needs a version, e.g. cudaenv use 12.4 (or cudaenv use --unset to hand selection back to .cuda-version files)")
 	}
@@ -184,12 +192,12 @@ func shellUse(e *env, args []string) error {
 			}
 		}
 		text := strings.Join(rest, " ")
-		specs, err := resolve.Parse(resolve.EnvVar, []byte(text))
+		specs, opts, err := resolve.ParseOptions(resolve.EnvVar, []byte(text))
 		if err != nil {
 			return fmt.Errorf("use: %s", strings.TrimPrefix(err.Error(), resolve.EnvVar+": "))
 		}
 		// Refuse before changing anything if it cannot be activated.
-		r, err := activate.Resolve(e.store(), resolve.Selection{Specs: specs})
+		r, err := activate.Resolve(e.store(), resolve.Selection{Specs: specs, Options: opts})
 		if err != nil {
 			return err
 		}
@@ -217,5 +225,9 @@ func usingLine(r activate.Resolved) string {
 	if r.Cudnn != nil {
 		what = append(what, "cuDNN "+r.Cudnn.Version.String())
 	}
-	return "using " + strings.Join(what, " and ") + " in this shell"
+	line := "using " + strings.Join(what, " and ") + " in this shell"
+	if r.Selection.Options.NoLibraries {
+		line += ", for building only (" + resolve.LibrariesOff + ": LD_LIBRARY_PATH is left to the framework's own libraries)"
+	}
+	return line
 }

@@ -36,6 +36,12 @@ func (r Resolved) Label() string {
 	return strings.Join(parts, " ")
 }
 
+// Selector is what selects r again (CUDAENV_VERSION for a command run
+// under it): the label, and the settings the selection carries.
+func (r Resolved) Selector() string {
+	return strings.Join(append([]string{r.Label()}, r.Selection.Options.Words()...), " ")
+}
+
 // NotInstalledError is a spec that matches no installed entry.
 type NotInstalledError struct {
 	Spec      version.Spec
@@ -135,6 +141,15 @@ func best(spec version.Spec, list []store.Entry, cudaMajor int, src resolve.Sour
 func Want(r Resolved, goos string) envdiff.Want {
 	w := envdiff.Want{Prepend: map[string][]string{}, Set: map[string]string{}, Active: r.Label()}
 	prepend := func(name string, dirs ...string) { w.Prepend[name] = append(w.Prepend[name], dirs...) }
+	// libraries=off: the toolkit is there for building; the program run
+	// loads what its RUNPATH names (a framework's nvidia-* wheels), which
+	// LD_LIBRARY_PATH would otherwise outrank.
+	noLibs := r.Selection.Options.NoLibraries
+	loadPath := func(dir string) {
+		if !noLibs {
+			prepend("LD_LIBRARY_PATH", dir)
+		}
+	}
 	if t := r.CUDA; t != nil {
 		// A libraries-only toolkit (CUDA 12 from PyPI, --components without
 		// nvcc) has no nvcc, maybe no bin: CUDACXX naming a missing nvcc
@@ -157,7 +172,7 @@ func Want(r Resolved, goos string) envdiff.Want {
 			if isDir(bin) {
 				prepend("PATH", bin)
 			}
-			prepend("LD_LIBRARY_PATH", libDir(p))
+			loadPath(libDir(p))
 			if isFile(filepath.Join(bin, "nvcc")) {
 				w.Set["CUDACXX"] = filepath.Join(bin, "nvcc")
 			}
@@ -175,7 +190,7 @@ func Want(r Resolved, goos string) envdiff.Want {
 				prepend("PATH", filepath.Join(p, "bin", "x64"))
 			}
 		} else {
-			prepend("LD_LIBRARY_PATH", filepath.Join(p, "lib"))
+			loadPath(filepath.Join(p, "lib"))
 			prepend("LIBRARY_PATH", filepath.Join(p, "lib"))
 			prepend("CPATH", filepath.Join(p, "include"))
 		}

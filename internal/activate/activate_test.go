@@ -84,6 +84,19 @@ func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
 			},
 		},
 		{
+			desc: "libraries=off leaves LD_LIBRARY_PATH alone and sets everything a build needs",
+			r:    Resolved{CUDA: t124, Cudnn: d, Selection: resolve.Selection{Options: resolve.Options{NoLibraries: true}}}, goos: "linux",
+			prepend: map[string][]string{
+				"PATH":         {p("cuda/12.4.1/bin")},
+				"LIBRARY_PATH": {p("cudnn/9.5.1.17-cuda12/lib")},
+				"CPATH":        {p("cudnn/9.5.1.17-cuda12/include")},
+			},
+			set: map[string]string{
+				"CUDA_HOME": p("cuda/12.4.1"), "CUDAToolkit_ROOT": p("cuda/12.4.1"), "CUDA_PATH": p("cuda/12.4.1"),
+				"CUDACXX": p("cuda/12.4.1/bin/nvcc"), "CUDNN_PATH": p("cudnn/9.5.1.17-cuda12"),
+			},
+		},
+		{
 			desc: "libraries only with a bin (ptxas) gets bin on PATH but no CUDACXX",
 			r:    Resolved{CUDA: libsWithBin}, goos: "linux",
 			prepend: map[string][]string{"PATH": {p("cuda/12.4.2/bin")}, "LD_LIBRARY_PATH": {p("cuda/12.4.2/lib")}},

@@ -131,7 +131,8 @@ func Vars(changes []envdiff.Change) []shell.Var {
 
 // WarnIfNewlyActive prints one line when the toolkit that becomes active
 // (different from prevActive, what was active before)
-// needs a newer driver than this machine has. It reads files only (no
+// needs a newer driver than this machine has, and one when it puts an
+// older library in front of the active venv's nvidia-* wheels. It reads files only (no
 // nvidia-smi), so switching stays fast, and never blocks the switch.
 func WarnIfNewlyActive(prevActive string, env envdiff.Env, r activate.Resolved, goos string, stderr io.Writer) {
 	if r.CUDA == nil || prevActive == r.Label() {
@@ -141,6 +142,7 @@ func WarnIfNewlyActive(prevActive string, env envdiff.Env, r activate.Resolved, 
 	if w := doctor.DriverWarning(r.CUDA.Version.String(), d, goos); w != "" {
 		Warn(stderr, w)
 	}
+	warnLibraries(env, r, goos, stderr)
 }
 
 // CheckFor turns a watch list into the shell check, writing the mtime

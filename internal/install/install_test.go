@@ -479,14 +479,16 @@ func TestForTorchReportsItsTargets(t *testing.T) {
 }
 
 func TestNearestRelease(t *testing.T) {
-	releases := []string{"8.9.7", "9.0.0", "9.2.0", "9.2.1", "9.5.1", "9.6.0"}
+	releases := []string{"8.9.7", "9.0.0", "9.2.0", "9.2.1", "9.5.1", "9.6.0", "9.4-bad"}
 	tests := []struct {
 		name, want, got string
 	}{
 		{"the release of the very build wins", "9.2.0.82", "9.2.0"},
 		{"else the same minor takes its newest patch", "9.2.3.4", "9.2.1"},
 		{"else the nearest minor", "9.4.0", "9.5.1"},
-		{"a tie goes to the newer minor", "9.1.0.70", "9.2.1"},
+		{"a newer minor, not the older one", "9.1.0.70", "9.2.1"},
+		{"a newer minor even when an older one is nearer", "9.3.0.75", "9.5.1"},
+		{"an older minor only when there is no newer one", "9.8.0.87", "9.6.0"},
 		{"another major has none", "10.0", ""},
 	}
 	for _, tt := range tests {

@@ -319,4 +319,3 @@ func wheelArtifacts(ws []pypi.Artifact) []fetch.Artifact {
 	}
 	return out
 }
-

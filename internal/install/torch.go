@@ -115,8 +115,12 @@ func (in *Installer) torchTargets(ctx context.Context, arg string) (cuda, cudnn 
 }
 
 // nearestRelease is the release of want's major closest to want: the
-// release of the very build (9.2.0 for 9.2.0.82) if there is one, else
-// the same minor (newest patch), else the nearest minor, newer on a tie.
+// release of the very build (9.2.0 for 9.2.0.82) if there is one, else the
+// same minor (newest patch), else the nearest newer minor, and an older
+// minor only when there is no newer one. Older is what breaks: with
+// LD_LIBRARY_PATH searched first, a libcudnn older than the one the
+// framework's wheels pin is the one loaded, and the framework refuses it
+// (or fails with "undefined symbol").
 func nearestRelease(want version.Version, releases []string) version.Version {
 	for _, r := range releases {
 		// The release a build belongs to: 9.10.2 for 9.10.2.21.
@@ -133,7 +137,8 @@ func nearestRelease(want version.Version, releases []string) version.Version {
 		}
 		d := v[1] - want[1]
 		if d < 0 {
-			d = -d
+			// Any newer minor comes before every older one.
+			d = 1<<20 - d
 		}
 		if bestDist < 0 || d < bestDist || (d == bestDist && version.Compare(v, best) > 0) {
 			best, bestDist = v, d

@@ -24,7 +24,7 @@ func Current(in *In) error {
 	if err != nil {
 		return err
 	}
-	label := r.Label()
+	label := r.Selector()
 	if r.Selection.System() {
 		label = "system"
 	}
@@ -194,8 +194,8 @@ func exportVars(changes []envdiff.Change, r activate.Resolved, withPath bool) ma
 	}
 	if r.Selection.System() {
 		vars[resolve.EnvVar] = "system"
-	} else if label := r.Label(); label != "" {
-		vars[resolve.EnvVar] = label
+	} else if r.Label() != "" {
+		vars[resolve.EnvVar] = r.Selector()
 	}
 	return vars
 }

@@ -114,8 +114,16 @@ func WithReceipts(in *In, r activate.Resolved) activate.Resolved {
 func ChangesFor(in *In, specs []string) ([]envdiff.Change, activate.Resolved, error) {
 	var r activate.Resolved
 	var err error
-	if len(specs) > 0 {
-		parsed, perr := resolve.Parse("command line", []byte(strings.Join(specs, " ")))
+	// A setting alone (exec --libraries=off -- CMD) changes the current
+	// selection's; with versions it goes with them.
+	var setting []string
+	for _, s := range specs {
+		if resolve.IsOption(s) {
+			setting = append(setting, s)
+		}
+	}
+	if len(specs) > len(setting) {
+		parsed, opts, perr := resolve.ParseOptions("command line", []byte(strings.Join(specs, " ")))
 		if perr != nil {
 			var se *resolve.SyntaxError
 			if errors.As(perr, &se) {
@@ -123,9 +131,21 @@ func ChangesFor(in *In, specs []string) ([]envdiff.Change, activate.Resolved, er
 			}
 			return nil, r, perr
 		}
-		r, err = activate.ResolveFast(in.Store(), resolve.Selection{Specs: parsed, Source: resolve.Source{}})
+		r, err = activate.ResolveFast(in.Store(), resolve.Selection{Specs: parsed, Source: resolve.Source{}, Options: opts})
 	} else {
 		r, err = ResolveHere(in)
+		if err == nil && len(setting) > 0 && !r.Selection.System() {
+			var here []string
+			for _, sp := range r.Selection.Specs {
+				here = append(here, sp.String())
+			}
+			here = append(here, setting...)
+			_, opts, perr := resolve.ParseOptions("command line", []byte(strings.Join(here, " ")))
+			if perr != nil {
+				return nil, r, perr
+			}
+			r.Selection.Options = opts
+		}
 	}
 	if err != nil {
 		return nil, r, err

@@ -88,6 +88,8 @@ type Selection struct {
 	// files, kernel files, too slow to read, too large a .tool-versions)
 	// and why. They are set even when Find returns an error.
 	Warnings []string
+	// Options are the settings written beside the specs (libraries=off).
+	Options Options
 }
 
 // AsWritten is what the version file says: Written where a lock narrowed
@@ -162,16 +164,17 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 		w.EnvSet, w.EnvValue = true, v
 		if strings.TrimSpace(v) != "" {
 			w.AnyDir = true
-			specs, err := Parse(EnvVar, []byte(v))
-			return Selection{Specs: specs, Source: Source{Kind: FromEnv}}, w, err
+			specs, opts, err := ParseOptions(EnvVar, []byte(v))
+			return Selection{Specs: specs, Source: Source{Kind: FromEnv}, Options: opts}, w, err
 		}
 	}
 	var warnings []string
+	var opts Options
 	found := func(specs []version.Spec, src Source, err error) (Selection, Watch, error) {
 		if err != nil {
 			return Selection{Warnings: warnings}, w, err
 		}
-		return Selection{Specs: specs, Source: src, Warnings: warnings}, w, nil
+		return Selection{Specs: specs, Source: src, Warnings: warnings, Options: opts}, w, nil
 	}
 	for d := dir; ; {
 		for _, name := range []string{FileName, ToolVersionsName} {
@@ -195,7 +198,7 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 			}
 			var specs []version.Spec
 			if name == FileName {
-				specs, err = Parse(path, data)
+				specs, opts, err = ParseOptions(path, data)
 				if err == nil && len(specs) > 0 {
 					locked := lockedSpecs(&w, d, specs)
 					if !slices.EqualFunc(locked, specs, func(a, b version.Spec) bool { return a.String() == b.String() }) {
@@ -227,7 +230,8 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 			if err != nil {
 				return found(nil, Source{}, err)
 			}
-			specs, err := Parse(globalFile, data)
+			specs, o, err := ParseOptions(globalFile, data)
+			opts = o
 			if err != nil || len(specs) > 0 {
 				return found(specs, Source{Kind: FromGlobal, Path: globalFile}, err)
 			}
@@ -240,16 +244,22 @@ func Find(dir string, env Lookup, globalFile string) (Selection, Watch, error) {
 // default) with the care Find takes. A missing file is an error wrapping
 // fs.ErrNotExist; one Find would skip is an error saying why.
 func ReadFile(path string) ([]version.Spec, error) {
+	specs, _, err := ReadFileOptions(path)
+	return specs, err
+}
+
+// ReadFileOptions is ReadFile with the file's settings.
+func ReadFileOptions(path string) ([]version.Spec, Options, error) {
 	data, st, skip, err := readCapped(path, MaxFileSize, true)
 	switch {
 	case skip != "":
-		return nil, errors.New(skip)
+		return nil, Options{}, errors.New(skip)
 	case !st.Exists:
-		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+		return nil, Options{}, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	case err != nil:
-		return nil, err
+		return nil, Options{}, err
 	}
-	return Parse(path, data)
+	return ParseOptions(path, data)
 }
 
 // readCapped reads a version file of at most limit bytes; a larger one is
@@ -375,28 +385,56 @@ func (e *SyntaxError) Error() string {
 	return where + ": " + why
 }
 
-// Parse reads the .cuda-version grammar: specs separated by whitespace or
-// newlines, # comments, CRLF line ends and a UTF-8 byte order mark accepted.
-// At most one spec per tool.
+// Parse reads the .cuda-version grammar and returns its specs; the
+// settings beside them (see ParseOptions) are checked, then dropped.
 func Parse(name string, data []byte) ([]version.Spec, error) {
+	specs, _, err := ParseOptions(name, data)
+	return specs, err
+}
+
+// ParseOptions reads the .cuda-version grammar: specs separated by
+// whitespace or newlines, # comments, CRLF line ends and a UTF-8 byte
+// order mark accepted. At most one spec per tool, and at most one of each
+// setting (libraries=on|off), which needs a CUDA spec beside it.
+func ParseOptions(name string, data []byte) ([]version.Spec, Options, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var specs []version.Spec
+	var opts Options
+	var optWord string
+	optLine := 0
 	for i, line := range strings.Split(string(data), "\n") {
 		if c := strings.IndexByte(line, '#'); c >= 0 {
 			line = line[:c]
 		}
 		for _, word := range strings.Fields(line) {
+			if IsOption(word) {
+				if optWord != "" {
+					return nil, Options{}, &SyntaxError{File: name, Line: lineOf(name, i+1), Text: word,
+						Why: fmt.Sprintf("%q and %q both set libraries; keep one", optWord, word)}
+				}
+				o, err := parseOption(word)
+				if err != nil {
+					return nil, Options{}, &SyntaxError{File: name, Line: lineOf(name, i+1), Text: word, Why: err.Error()}
+				}
+				opts, optWord, optLine = o, word, i+1
+				continue
+			}
 			sp, err := parseWord(name, i+1, word)
 			if err != nil {
-				return nil, err
+				return nil, Options{}, err
 			}
 			specs, err = add(specs, sp, name, i+1, word)
 			if err != nil {
-				return nil, err
+				return nil, Options{}, err
 			}
 		}
 	}
-	return specs, nil
+	if optWord != "" {
+		if err := optionNeedsCUDA(specs); err != "" {
+			return nil, Options{}, &SyntaxError{File: name, Line: lineOf(name, optLine), Text: optWord, Why: optWord + " " + err}
+		}
+	}
+	return specs, opts, nil
 }
 
 // ParseToolVersions reads the cuda and cudnn lines of a .tool-versions file

@@ -593,7 +593,8 @@ static void parse_word(const char *w, size_t wl, struct spec *out)
 
 /* parse_specs reads the .cuda-version grammar (resolve.Parse) when the
  * text holds no spec or exactly one CUDA spec; any other text (two specs,
- * cuDNN, system, a syntax error, bytes past ASCII) falls back. */
+ * cuDNN, system, a setting such as libraries=off, a syntax error, bytes
+ * past ASCII) falls back. */
 static enum parsed parse_specs(const char *data, size_t len, struct spec *out)
 {
 	if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
