@@ -22,7 +22,7 @@ var (
 )
 
 // mirrorCmds are the testscript verbs that drive a local NVIDIA mirror
-// (real manifests from ../shared/nvidia/manifests, generated archives).
+// (the repository's copies of NVIDIA's manifests, generated archives).
 // Nothing reaches the internet.
 func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	get := func(ts *testscript.TestScript) *fetchtest.Mirror {
