@@ -125,7 +125,10 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 
 // report prints an error once, as "cudaenv: …" with control characters
 // escaped, and picks the exit code (query.Report).
-func report(e *env, err error) int { return query.Report(e.stderr, err) }
+func report(e *env, err error) int {
+	addHintFlags(e, err)
+	return query.Report(e.stderr, err)
+}
 
 func newApp(e *env) *cli.App {
 	app := &cli.App{

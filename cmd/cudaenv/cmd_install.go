@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/cudaenv/cudaenv/internal/config"
 	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/install"
 	"github.com/cudaenv/cudaenv/internal/query"
@@ -143,6 +145,8 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 		Reporter:  &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default")},
 		Changed:   func() { afterStoreChange(e) },
 		Notice:    func(line string) { fmt.Fprintf(e.stderr, "cudaenv: %s\n", termsafe.Escape(line)) },
+
+		SettingsFile: filepath.Join(e.dirs.Config, config.FileName),
 	})
 }
 
@@ -163,16 +167,18 @@ func installCmd(e *env, c *cli.Context) error {
 	}
 	return withInstaller(e, c, c.Bool("quiet"), func(ctx context.Context, in *install.Installer) error {
 		_, err := in.Install(ctx, install.Request{
-			Args:       c.Args().Slice(),
-			For:        c.String("for"),
-			Here:       install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
-			Source:     source,
-			Profile:    profile,
-			Components: splitList(c.String("components")),
-			Platform:   c.String("platform"),
-			CUDAMajor:  c.Int("cuda-major"),
-			Force:      c.Bool("force"),
-			Locked:     c.Bool("locked"),
+			Args:   c.Args().Slice(),
+			For:    c.String("for"),
+			Here:   install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
+			Source: source,
+			// Typed: it also overrides the source an installed version came from.
+			SourceTyped: c.IsSet("source"),
+			Profile:     profile,
+			Components:  splitList(c.String("components")),
+			Platform:    c.String("platform"),
+			CUDAMajor:   c.Int("cuda-major"),
+			Force:       c.Bool("force"),
+			Locked:      c.Bool("locked"),
 		})
 		return err
 	})

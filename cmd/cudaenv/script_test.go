@@ -40,6 +40,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CUDAENV_CACHE_DIR", filepath.Join(base, "cache"))
 			env.Setenv("HOME", filepath.Join(base, "home"))
 			env.Setenv("MANIFESTS", fetchtest.FindManifests())
+			// No test reaches the public index: pypi-index points this
+			// at a local one.
+			env.Setenv("CUDAENV_PYPI_INDEX", "http://127.0.0.1:9/simple/")
 			env.Setenv("LMOD_INIT", lmodInit())
 			env.Setenv("MODULECMD_TCL", modulecmdTcl())
 			return nil

@@ -42,6 +42,9 @@ type NotInstalledError struct {
 	Source    resolve.Source
 	Installed []string
 	CUDAMajor int // cuDNN: the CUDA major it was looked up for
+	// InstallFlags follow the printed install command, " --source pypi"
+	// where this machine installs from PyPI (the CLI knows; "" for none).
+	InstallFlags string
 }
 
 func (e *NotInstalledError) Error() string {
@@ -63,7 +66,7 @@ func (e *NotInstalledError) Error() string {
 	if len(e.Installed) > 0 {
 		have = "installed: " + strings.Join(e.Installed, ", ")
 	}
-	return fmt.Sprintf("%s%s is not installed; %s; run: cudaenv install %s", what, from, have, e.Spec)
+	return fmt.Sprintf("%s%s is not installed; %s; run: cudaenv install %s%s", what, from, have, e.Spec, e.InstallFlags)
 }
 
 // Resolve matches the selection's specs against the store. A system

@@ -59,6 +59,8 @@ type Options struct {
 	// Notice, if not nil, hears one line per retry of a download or an
 	// index request (what failed, what happens next).
 	Notice func(line string)
+	// SettingsFile is named in errors that say how to change a setting.
+	SettingsFile string
 }
 
 // Installer plans and carries out installs with one set of Options.
@@ -225,8 +227,11 @@ type Request struct {
 	// bundle, instead of Args.
 	For  string
 	Here Here
-	// Source is nvidia ("" too), pypi or auto.
-	Source string
+	// Source is nvidia ("" too), pypi or auto. Unless SourceTyped (the
+	// user typed --source for this command), a version already installed
+	// keeps the source its receipt names.
+	Source      string
+	SourceTyped bool
 	// Profile is minimal, default ("" too) or full; Components, when set,
 	// replaces it.
 	Profile    string
@@ -344,7 +349,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if sp.Tool != version.CUDA {
 			continue
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components, Explicit: req.Profile != "" || len(req.Components) > 0})
+		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: req.Profile != "" || len(req.Components) > 0})
 		if err != nil {
 			return results, err
 		}
@@ -374,7 +379,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if !installedCUDA {
 			comps = req.Components
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: source, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor})
+		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, cudaMajor), Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor})
 		if err != nil {
 			return results, err
 		}
@@ -385,6 +390,18 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		results = append(results, res)
 	}
 	return results, nil
+}
+
+// sourceFor is the source a spec is installed from: the one its installed
+// entry came from unless --source was typed (rememberedSource), else the
+// request's.
+func (req Request) sourceFor(st *store.Store, sp version.Spec, cudaMajor int) string {
+	if !req.SourceTyped {
+		if s := rememberedSource(st, sp, cudaMajor); s != "" {
+			return s
+		}
+	}
+	return req.Source
 }
 
 // Specs are the versions a request installs: For's targets (the cuDNN

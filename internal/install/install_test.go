@@ -393,9 +393,10 @@ func TestAutoFallsBackToPyPIWhenNVIDIAIsUnreachable(t *testing.T) {
 	if fb, ok := w.rec.events[0].(FallbackToPyPI); !ok || fb.Err == nil {
 		t.Errorf("event = %+v, want FallbackToPyPI with the reason", w.rec.events[0])
 	}
-	// The nvidia source says where to turn instead.
+	// The nvidia source says where to turn instead: the PyPI index answers,
+	// so how to make it the default.
 	_, err = in.Plan(context.Background(), spec(t, "13.0"), Target{Source: "nvidia", Platform: "linux-x86_64", Profile: "minimal"})
-	if err == nil || !strings.HasSuffix(err.Error(), "; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi") {
+	if err == nil || !strings.HasSuffix(err.Error(), "; the PyPI index can be reached: add --source pypi, or make PyPI the default with source = pypi in cudaenv's settings file or CUDAENV_SOURCE=pypi") {
 		t.Errorf("err = %v", err)
 	}
 }

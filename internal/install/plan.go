@@ -93,7 +93,7 @@ func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec,
 	}
 	pl, err := in.planNVIDIA(ctx, in.client, p, sp, t)
 	if err != nil && fetch.Unreachable(err) {
-		err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
+		err = in.unreachableHint(ctx, err)
 	}
 	return pl, err
 }
