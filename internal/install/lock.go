@@ -34,7 +34,8 @@ type LockRequest struct {
 	Source        string
 	DefaultSource string
 	// Profile or Components choose the components; both empty keep the
-	// lock's choice (the default profile for a new lock).
+	// lock's choice (for a new lock, the installed CUDA entry's profile or
+	// components, else the default profile).
 	Profile    string
 	Components []string
 	// CUDAMajor is the CUDA major of a cuDNN locked without a CUDA.
@@ -189,7 +190,7 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 	case old != nil:
 		lk.Profile, lk.Components = old.Profile, old.Components
 	default:
-		lk.Profile = "default"
+		lk.Profile, lk.Components = installedChoice(in.opts.Store, specs)
 	}
 	if lk.Profile != "" {
 		if _, err := checkProfile(lk.Profile); err != nil {

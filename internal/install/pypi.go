@@ -57,7 +57,13 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		if pl.Artifacts, err = resolveAll([]pypi.Requirement{req}); err != nil {
 			return nil, fmt.Errorf("install cudnn %s from %s: %w", req.Version, idx.URL(), err)
 		}
-		pl.Receipt.ManifestSHA256, pl.Release, pl.release = rel.ManifestSHA256, rel.Version, rel.Version
+		release := rel.Version
+		if release == "" {
+			// A build the table does not know (9.1.0.70, PyTorch's): its
+			// wheel's version names it, so a lock can pin it.
+			release = req.Version
+		}
+		pl.Receipt.ManifestSHA256, pl.Release, pl.release = rel.ManifestSHA256, release, release
 		pl.reselect = func([]string) ([]fetch.Artifact, error) { return pl.Artifacts, nil }
 		return pl, pl.setName(p, req.Version, req.Version, t.CUDAMajor)
 	}

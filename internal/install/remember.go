@@ -110,3 +110,23 @@ func (in *Installer) unreachableHint(ctx context.Context, err error) error {
 	}
 	return fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
 }
+
+// installedChoice is the profile or the components a new lock of specs
+// takes: those of the installed CUDA entry the CUDA spec selects (a lock
+// records what is installed), else the default profile.
+func installedChoice(st *store.Store, specs []version.Spec) (profile string, components []string) {
+	for _, sp := range specs {
+		if sp.Tool != version.CUDA {
+			continue
+		}
+		if e, ok := installedFor(st, sp, 0); ok {
+			if e.Receipt.Profile != "" {
+				return e.Receipt.Profile, nil
+			}
+			if ids := componentIDs(e); len(ids) > 0 {
+				return "", sortedUnique(ids)
+			}
+		}
+	}
+	return "default", nil
+}
