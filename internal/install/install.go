@@ -176,7 +176,8 @@ type Result struct {
 	Entry   store.Entry
 	Label   string // "CUDA 12.4.1", "cuDNN 9.5.1.17-cuda12"
 	// Use is what follows `cudaenv use` to activate it: "12.4.1", or
-	// "12 cudnn@9.5.1.17" for cuDNN (CUDA major first).
+	// "12 cudnn@9.5.1.17" for cuDNN (CUDA major first; the CUDA version
+	// itself when it was installed in the same request).
 	Use        string
 	Components int           // Installed: archives fetched; AlreadyInstalled: archives it has
 	Elapsed    time.Duration // Installed: time spent fetching and staging
@@ -345,6 +346,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	var results []Result
 	cudaMajor := req.CUDAMajor
 	installedCUDA := false
+	useWith := "" // the CUDA installed here, named in the cuDNN's hint
 	for _, sp := range specs {
 		if sp.Tool != version.CUDA {
 			continue
@@ -360,6 +362,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		results = append(results, res)
 		cudaMajor = res.Entry.Version.Major()
 		installedCUDA = true
+		useWith = res.Entry.Version.String()
 	}
 	for _, sp := range specs {
 		if sp.Tool != version.Cudnn {
@@ -383,6 +386,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if err != nil {
 			return results, err
 		}
+		p.useWith = useWith
 		res, err := in.Apply(ctx, p, req.Force)
 		if err != nil {
 			return results, err

@@ -215,7 +215,7 @@ func TestInstallCUDAAndCuDNNForItsMajor(t *testing.T) {
 	if len(res) != 2 || res[0].Label != "CUDA 12.4.1" || res[1].Label != "cuDNN 9.5.1.17-cuda12" {
 		t.Fatalf("results = %+v", res)
 	}
-	if res[0].Outcome != Installed || res[0].Components != 3 || res[0].Use != "12.4.1" || res[1].Use != "12 cudnn@9.5.1.17" {
+	if res[0].Outcome != Installed || res[0].Components != 3 || res[0].Use != "12.4.1" || res[1].Use != "12.4.1 cudnn@9.5.1.17" {
 		t.Errorf("results = %+v", res)
 	}
 	for _, r := range res {

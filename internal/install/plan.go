@@ -51,6 +51,10 @@ type Plan struct {
 	prepare func(ctx context.Context, arts []fetch.Artifact) ([]fetch.Artifact, error)
 	// lockName is the lock file a plan was read from, "" for none.
 	lockName string
+	// useWith is the CUDA a cuDNN's Result.Use names: the version installed
+	// in the same command, "" for its major (a bare major selects the
+	// newest installed CUDA of it, perhaps another one).
+	useWith string
 	// What an offline bundle records: the product and release, the
 	// platform, and NVIDIA's manifest (nil for wheels).
 	product  fetch.Product
