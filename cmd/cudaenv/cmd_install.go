@@ -142,7 +142,7 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 		GOOS:      e.goos,
 		GOARCH:    runtime.GOARCH,
 		Driver:    func(ctx context.Context) string { return e.host(true).Driver(ctx).Version },
-		Reporter:  &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default")},
+		Reporter:  &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default"), command: c.Command.Name},
 		Changed:   func() { afterStoreChange(e) },
 		Notice:    func(line string) { fmt.Fprintf(e.stderr, "cudaenv: %s\n", termsafe.Escape(line)) },
 
@@ -230,13 +230,21 @@ type installReport struct {
 	e       *env
 	quiet   bool
 	profile string // what a bare install asks for, named in the hint to add more
+	command string // install, ls-remote, lock, …: what the fallback line says happens
 }
 
 func (r *installReport) Event(ev install.Event) {
 	e := r.e
 	switch ev := ev.(type) {
 	case install.FallbackToPyPI:
-		sayf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); installing from PyPI instead\n", ev.Err)
+		instead := "installing from PyPI instead"
+		switch r.command {
+		case "ls-remote":
+			instead = "listing the releases on PyPI instead"
+		case "lock":
+			instead = "locking from PyPI instead"
+		}
+		sayf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); %s\n", ev.Err, instead)
 	case install.SkippedWheel:
 		sayf(e.stderr, "cudaenv: skipping %s: %v\n", ev.Component, ev.Reason)
 	case install.UnlistedRelease:

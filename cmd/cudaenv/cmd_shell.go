@@ -49,6 +49,11 @@ pwsh:  cudaenv init pwsh | Out-String | Invoke-Expression   in $PROFILE`,
 until the shell exits or "cudaenv use --unset" hands selection back to them.
 "cudaenv use system" steps aside in this shell. --quiet (-q) leaves out the
 line that says what it selected.`,
+			// The shell function parses these (shell-use); listed for help.
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "leave out the line that says what it selected"},
+				&cli.BoolFlag{Name: "unset", Usage: "hand selection back to .cuda-version files and the global default"},
+			},
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
 				if asksHelp(c.Args().Slice()) {

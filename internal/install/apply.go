@@ -74,6 +74,7 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 		in.event(Adding{Label: pl.Label, Missing: missing})
 	}
 
+	in.reportSkipped(pl)
 	if pl.prepare != nil {
 		if pl.Artifacts, err = pl.prepare(ctx, pl.Artifacts); err != nil {
 			return Result{}, fmt.Errorf("install %s: %w", pl.Label, err)

@@ -55,6 +55,10 @@ type Plan struct {
 	// in the same command, "" for its major (a bare major selects the
 	// newest installed CUDA of it, perhaps another one).
 	useWith string
+	// skipped are the wheels the index lacks, reported (reportSkipped)
+	// only when something is fetched: an install that finds everything in
+	// place says nothing about them again.
+	skipped []SkippedWheel
 	// What an offline bundle records: the product and release, the
 	// platform, and NVIDIA's manifest (nil for wheels).
 	product  fetch.Product
@@ -100,6 +104,18 @@ func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec,
 		err = in.unreachableHint(ctx, err)
 	}
 	return pl, err
+}
+
+// reportSkipped reports the plan's skipped wheels, each once.
+func (in *Installer) reportSkipped(pl *Plan) {
+	seen := map[string]bool{}
+	for _, sk := range pl.skipped {
+		if !seen[sk.Component] {
+			seen[sk.Component] = true
+			in.event(sk)
+		}
+	}
+	pl.skipped = nil
 }
 
 // fallBack reports, once per Installer, that NVIDIA's server could not be

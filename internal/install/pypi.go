@@ -44,7 +44,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 			return nil, err
 		}
 		for _, sk := range res.Skipped {
-			in.event(SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
+			pl.skipped = append(pl.skipped, SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
 		}
 		return wheelArtifacts(res.Artifacts), nil
 	}
@@ -110,10 +110,11 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		}
 	}
 	for _, sk := range res.Skipped {
-		in.event(SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
+		pl.skipped = append(pl.skipped, SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
 	}
 	pl.Artifacts = wheelArtifacts(res.Artifacts)
 	if len(pl.Artifacts) == 0 {
+		in.reportSkipped(pl)
 		return nil, fmt.Errorf("install %s --source pypi: the index has none of its wheels for %s", rel.Version, t.Platform)
 	}
 	pl.Receipt.ManifestSHA256, pl.Release, pl.release = rel.ManifestSHA256, rel.Version, rel.Version
