@@ -351,7 +351,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if sp.Tool != version.CUDA {
 			continue
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: req.Profile != "" || len(req.Components) > 0})
+		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: req.Profile != "" || len(req.Components) > 0, applySkips: true})
 		if err != nil {
 			return results, err
 		}
@@ -382,7 +382,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if !installedCUDA {
 			comps = req.Components
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, cudaMajor), Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor})
+		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, cudaMajor), Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
 		if err != nil {
 			return results, err
 		}

@@ -272,7 +272,6 @@ func (in *Installer) lockProduct(ctx context.Context, sp version.Spec, old *lock
 		if err != nil {
 			return nil, fmt.Errorf("lock %s for %s: %w", sp, plat, err)
 		}
-		in.reportSkipped(pl) // the lock goes without them
 		if i == 0 {
 			p.Release, p.Source = pl.Release, pl.Receipt.Source
 			t.Source = p.Source

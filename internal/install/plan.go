@@ -22,6 +22,9 @@ type Target struct {
 	// Explicit: the user named the profile or components, so components
 	// an installed entry lacks are added; otherwise it is left as it is.
 	Explicit bool
+	// applySkips leaves the skipped wheels to Apply, which reports them only
+	// when it fetches something (install); other callers hear them at once.
+	applySkips bool
 }
 
 func (t Target) selection() fetch.Selection {
@@ -78,6 +81,9 @@ func (in *Installer) Plan(ctx context.Context, sp version.Spec, t Target) (*Plan
 	pl, err := in.plan(ctx, p, sp, t)
 	if pl != nil {
 		pl.Explicit = t.Explicit
+		if !t.applySkips {
+			in.reportSkipped(pl)
+		}
 	}
 	return pl, err
 }
