@@ -34,9 +34,19 @@ OUT ?= bin/cudaenv-fastshim
 # entry's bin. `make -s bindir` prints it (the README runs cudaenv from it).
 BINDIR = $$(d="$$($(GO) env GOBIN)"; [ -n "$$d" ] || d="$$($(GO) env GOPATH | cut -d: -f1)/bin"; echo "$$d")
 
+# install ends by saying where the binaries are and, when that folder is
+# not on PATH (a fresh account: go install's folder seldom is), the line
+# to add to the shell's startup file, above cudaenv's init line, which
+# otherwise fails with "cudaenv: command not found".
 install:
 	$(GO) install -tags '$(TAGS)' ./cmd/cudaenv ./cmd/cudaenv-shim
 	@$(MAKE) --no-print-directory fastshim OUT="$(BINDIR)/cudaenv-fastshim"
+	@d="$(BINDIR)"; echo "installed cudaenv and cudaenv-shim in $$d"; \
+	case ":$$PATH:" in *":$$d:"*) ;; *) \
+	  echo "$$d is not on your PATH; add this line to ~/.bashrc or ~/.zshrc, above cudaenv's init line:"; \
+	  printf '  export PATH="%s:$$PATH"\n' "$$d"; \
+	  echo "(fish, in ~/.config/fish/config.fish: fish_add_path $$d)";; \
+	esac
 
 .PHONY: bindir
 bindir:

@@ -21,7 +21,8 @@ import (
 	"github.com/cudaenv/cudaenv/fetch/fetchtest"
 )
 
-const manifests = "../../shared/nvidia/manifests"
+// manifests are the repository's copies of NVIDIA's (SOURCES.md there).
+const manifests = "../testdata/nvidia/manifests"
 
 func newMirror(t *testing.T, opts fetchtest.Options) *fetchtest.Mirror {
 	t.Helper()

@@ -9,14 +9,20 @@ import (
 	"testing"
 )
 
-const manifestsDir = "../../shared/nvidia/manifests"
+// manifestsDir holds the repository's copies of the NVIDIA manifests the
+// tests use (see its SOURCES.md); sharedManifests is the fuller collection
+// a checkout may have beside it, read only by an optional extra test.
+const (
+	manifestsDir    = "../testdata/nvidia/manifests"
+	sharedManifests = "../../shared/nvidia/manifests"
+)
 
-// realManifests returns product/file → bytes of every saved NVIDIA manifest.
-func realManifests(t *testing.T) map[string][]byte {
+// realManifests returns product/file → bytes of every manifest in dir.
+func realManifests(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(manifestsDir, "*", "redistrib_*.json"))
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "redistrib_*.json"))
 	if len(files) == 0 {
-		t.Skip("no manifests in " + manifestsDir)
+		t.Fatal("no manifests in " + dir)
 	}
 	out := map[string][]byte{}
 	for _, f := range files {
@@ -33,7 +39,7 @@ func readRealManifest(t *testing.T, product, version string) *Manifest {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(manifestsDir, product, "redistrib_"+version+".json"))
 	if err != nil {
-		t.Skipf("manifest not available: %v", err)
+		t.Fatalf("%v (copy it into %s, with its source in SOURCES.md)", err, manifestsDir)
 	}
 	m, err := Decode(data, version)
 	if err != nil {
@@ -44,9 +50,24 @@ func readRealManifest(t *testing.T, product, version string) *Manifest {
 
 var fileVersionRE = regexp.MustCompile(`redistrib_(.*)\.json$`)
 
+// Every copy in the repository decodes and is NVIDIA's exact file: its
+// sha256 is the one pinned for its URL.
 func TestDecodeReadsEveryRealManifest(t *testing.T) {
+	decodeEvery(t, manifestsDir, true)
+}
+
+// The fuller collection beside a checkout, when there is one (a plain
+// clone has none).
+func TestDecodeReadsEveryManifestInShared(t *testing.T) {
+	if _, err := os.Stat(sharedManifests); err != nil {
+		t.Skip("needs NVIDIA's manifests in " + sharedManifests + " (optional; the repository's copies are tested without it)")
+	}
+	decodeEvery(t, sharedManifests, false)
+}
+
+func decodeEvery(t *testing.T, dir string, allPinned bool) {
 	known := map[string]string{} // "cuda/12.4.1" → sha256
-	if f, err := os.Open(filepath.Join(manifestsDir, "known_manifest_sha256.tsv")); err == nil {
+	if f, err := os.Open(filepath.Join(dir, "known_manifest_sha256.tsv")); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			cols := strings.Split(sc.Text(), "\t")
@@ -57,7 +78,7 @@ func TestDecodeReadsEveryRealManifest(t *testing.T) {
 		f.Close()
 	}
 	checked := 0
-	for name, data := range realManifests(t) {
+	for name, data := range realManifests(t, dir) {
 		t.Run(name, func(t *testing.T) {
 			product := filepath.Dir(name)
 			fileVersion := fileVersionRE.FindStringSubmatch(name)[1]
@@ -73,6 +94,8 @@ func TestDecodeReadsEveryRealManifest(t *testing.T) {
 				if m.SHA256 != want {
 					t.Errorf("sha256 %s, want %s", m.SHA256, want)
 				}
+			} else if allPinned {
+				t.Errorf("no pin in %s/known_manifest_sha256.tsv", dir)
 			}
 			if len(m.Components) < 1 {
 				t.Fatal("no components")

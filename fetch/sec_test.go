@@ -43,7 +43,7 @@ func (n *notices) String() string {
 func TestTwoInstallsSharingArchivesDownloadEachOnce(t *testing.T) {
 	m := newMirror(t, fetchtest.Options{})
 	if vs := m.Versions("cuda"); !slices.Contains(vs, "12.6.2") || !slices.Contains(vs, "12.6.3") {
-		t.Skip("needs the real 12.6.2 and 12.6.3 manifests in ../shared")
+		t.Fatal("needs the real 12.6.2 and 12.6.3 manifests in " + manifests)
 	}
 	base := newClient(t, m)
 	sel := fetch.Selection{Platform: "linux-x86_64", Profile: "minimal"}

@@ -127,7 +127,10 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 
 // report prints an error once, as "cudaenv: …" with control characters
 // escaped, and picks the exit code (query.Report).
-func report(e *env, err error) int { return query.Report(e.stderr, err) }
+func report(e *env, err error) int {
+	addHintFlags(e, err)
+	return query.Report(e.stderr, err)
+}
 
 func newApp(e *env) *cli.App {
 	app := &cli.App{
@@ -219,13 +222,21 @@ func unknownCommand(cmds []*cli.Command, path, word string) error {
 
 // nearest is the candidate closest to word by edit distance (swaps count
 // once), if it is close enough to be a typo: at most a third of the word.
+// Of candidates as close, the one sharing the most letters in order wins
+// (--sorce is --source, not --force).
 func nearest(word string, candidates []string) string {
 	best, bestDist := "", len(word)/3+1
 	if bestDist > 3 {
 		bestDist = 3
 	}
+	low := strings.ToLower(word)
 	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(word), c); d < bestDist || (d == bestDist && best == "" && d <= 2) {
+		d := editDistance(low, c)
+		if d == bestDist && best != "" && commonLetters(low, c) > commonLetters(low, best) {
+			best = c
+			continue
+		}
+		if d < bestDist || (d == bestDist && best == "" && d <= 2) {
 			if d == 0 {
 				return c
 			}
@@ -236,6 +247,23 @@ func nearest(word string, candidates []string) string {
 		return ""
 	}
 	return best
+}
+
+// commonLetters is the length of the longest common subsequence of a and b.
+func commonLetters(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1)
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			if ra[i-1] == rb[j-1] {
+				cur[j] = prev[j-1] + 1
+			} else {
+				cur[j] = max(prev[j], cur[j-1])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // editDistance is the optimal-string-alignment distance: insertions,

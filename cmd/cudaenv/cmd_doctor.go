@@ -94,7 +94,7 @@ func (e *env) fancy(w any) bool {
 
 func runDoctor(e *env, asJSON, gpu bool) error {
 	ctx := context.Background()
-	sel := doctor.Selection{OwnBinDirs: []string{e.dirs.Shims()}}
+	sel := doctor.Selection{OwnBinDirs: []string{e.dirs.Shims()}, ShimsDir: e.dirs.Shims()}
 	if list, err := e.store().List(store.CUDA); err == nil {
 		for _, ent := range list {
 			if ent.Err == nil {

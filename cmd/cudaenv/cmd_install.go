@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/cudaenv/cudaenv/internal/config"
 	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/install"
 	"github.com/cudaenv/cudaenv/internal/query"
@@ -142,9 +144,11 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 		GOOS:      e.goos,
 		GOARCH:    runtime.GOARCH,
 		Driver:    func(ctx context.Context) string { return e.host(true).Driver(ctx).Version },
-		Reporter:  &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default")},
+		Reporter:  &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default"), command: c.Command.Name},
 		Changed:   func() { afterStoreChange(e) },
 		Notice:    func(line string) { fmt.Fprintf(e.stderr, "cudaenv: %s\n", termsafe.Escape(line)) },
+
+		SettingsFile: filepath.Join(e.dirs.Config, config.FileName),
 	})
 }
 
@@ -165,18 +169,20 @@ func installCmd(e *env, c *cli.Context) error {
 	}
 	return withInstaller(e, c, c.Bool("quiet"), func(ctx context.Context, in *install.Installer) error {
 		_, err := in.Install(ctx, install.Request{
-			Args:       c.Args().Slice(),
-			For:        c.String("for"),
-			Python:     c.String("python"),
-			DryRun:     c.Bool("dry-run"),
-			Here:       install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
-			Source:     source,
-			Profile:    profile,
-			Components: splitList(c.String("components")),
-			Platform:   c.String("platform"),
-			CUDAMajor:  c.Int("cuda-major"),
-			Force:      c.Bool("force"),
-			Locked:     c.Bool("locked"),
+			Args:   c.Args().Slice(),
+			For:    c.String("for"),
+			Python: c.String("python"),
+			DryRun: c.Bool("dry-run"),
+			Here:   install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
+			Source: source,
+			// Typed: it also overrides the source an installed version came from.
+			SourceTyped: c.IsSet("source"),
+			Profile:     profile,
+			Components:  splitList(c.String("components")),
+			Platform:    c.String("platform"),
+			CUDAMajor:   c.Int("cuda-major"),
+			Force:       c.Bool("force"),
+			Locked:      c.Bool("locked"),
 		})
 		return err
 	})
@@ -228,13 +234,21 @@ type installReport struct {
 	e       *env
 	quiet   bool
 	profile string // what a bare install asks for, named in the hint to add more
+	command string // install, ls-remote, lock, …: what the fallback line says happens
 }
 
 func (r *installReport) Event(ev install.Event) {
 	e := r.e
 	switch ev := ev.(type) {
 	case install.FallbackToPyPI:
-		sayf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); installing from PyPI instead\n", ev.Err)
+		instead := "installing from PyPI instead"
+		switch r.command {
+		case "ls-remote":
+			instead = "listing the releases on PyPI instead"
+		case "lock":
+			instead = "locking from PyPI instead"
+		}
+		sayf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); %s\n", ev.Err, instead)
 	case install.SkippedWheel:
 		sayf(e.stderr, "cudaenv: skipping %s: %v\n", ev.Component, ev.Reason)
 	case install.UnlistedRelease:

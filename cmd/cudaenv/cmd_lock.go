@@ -22,9 +22,9 @@ func lockCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "platform", Usage: "also lock these NVIDIA platforms, e.g. linux-sbsa,windows-x86_64 (always: this machine's and those already in the lock)"},
 			&cli.BoolFlag{Name: "upgrade", Usage: "move to the newest releases the specs match, and accept files that changed on the server"},
-			&cli.StringFlag{Name: "profile", Usage: "minimal, default or full (default: the lock's, else default)"},
+			&cli.StringFlag{Name: "profile", Usage: "minimal, default or full (default: the lock's, else what the installed version has, else default)"},
 			&cli.StringFlag{Name: "components", Usage: "comma-separated component ids instead of a profile"},
-			&cli.StringFlag{Name: "source", Usage: "nvidia, pypi or auto (default: the lock's; for a new lock CUDAENV_SOURCE, else nvidia)"},
+			&cli.StringFlag{Name: "source", Usage: "nvidia, pypi or auto (default: the lock's; for a new lock, the one the installed version came from, else CUDAENV_SOURCE, else nvidia)"},
 			&cli.IntFlag{Name: "cuda-major", Usage: "for cuDNN alone: the CUDA major to lock the build for"},
 			&cli.StringFlag{Name: "mirror", Usage: "base URL laid out like https://developer.download.nvidia.com/compute (also CUDAENV_MIRROR)"},
 			&cli.BoolFlag{Name: "offline", Usage: "use the cached release index and manifests only"},

@@ -51,6 +51,11 @@ until the shell exits or "cudaenv use --unset" hands selection back to them.
 line that says what it selected. --libraries=off selects the toolkit for
 building only: LD_LIBRARY_PATH is left alone, so a framework installed from
 wheels (PyTorch, JAX) keeps loading its own nvidia-* libraries.`,
+			// The shell function parses these (shell-use); listed for help.
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "leave out the line that says what it selected"},
+				&cli.BoolFlag{Name: "unset", Usage: "hand selection back to .cuda-version files and the global default"},
+			},
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {
 				if asksHelp(c.Args().Slice()) {

@@ -22,7 +22,7 @@ var (
 )
 
 // mirrorCmds are the testscript verbs that drive a local NVIDIA mirror
-// (real manifests from ../shared/nvidia/manifests, generated archives).
+// (the repository's copies of NVIDIA's manifests, generated archives).
 // Nothing reaches the internet.
 func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	get := func(ts *testscript.TestScript) *fetchtest.Mirror {
@@ -115,12 +115,13 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 		"mirror-reset": func(ts *testscript.TestScript, neg bool, args []string) {
 			get(ts).ResetCounts()
 		},
-		// pypi-index [html] [releases=V,V...] [cuda13.5] [cudnn=V:MAJOR,MAJOR...]:
+		// pypi-index [html] [releases=V,V...] [missing=PROJECT] [cuda13.5] [cudnn=V:MAJOR,MAJOR...]:
 		// start a PEP 691 (or, with html, PEP 503 only) index of generated
 		// NVIDIA wheels; point CUDAENV_PYPI_INDEX at it. releases limits it
 		// to those catalog releases; cuda13.5 adds a CUDA 13.5 the catalog
-		// does not know (as the real index had it); cudnn adds a cuDNN build.
-		// frameworks adds the torch wheels of scriptFrameworks.
+		// does not know (as the real index had it); cudnn adds a cuDNN build;
+		// missing leaves a project's wheels out. frameworks adds the torch
+		// wheels of scriptFrameworks.
 		// pypi-index hostile PROJECT KIND [PATH]: the same, with the
 		// project's wheels carrying one of pypitest.Hostile's attacks.
 		"pypi-index": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -140,6 +141,8 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 					opts = append(opts, pypitest.HTMLOnly())
 				case "releases":
 					opts = append(opts, pypitest.Releases(strings.Split(val, ",")...))
+				case "missing":
+					opts = append(opts, pypitest.Missing(val))
 				case "cuda13.5":
 					opts = append(opts, pypitest.ExtraRelease(pypi.Release{Version: "13.5.0", Components: []pypi.Component{
 						{ID: "cuda_cudart", Version: "13.5.37"}, {ID: "cuda_nvcc", Version: "13.5.37"},

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudaenv/cudaenv/fetch/fetchtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -20,7 +21,8 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script gets a store, a
-// config and a cache under a $WORK path with a space, a quote and a dollar.
+// config and a cache under a $WORK path with a space, a quote and a dollar,
+// and $MANIFESTS: the repository's copies of NVIDIA's manifests.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -37,7 +39,10 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CUDAENV_CONFIG_DIR", filepath.Join(base, "config"))
 			env.Setenv("CUDAENV_CACHE_DIR", filepath.Join(base, "cache"))
 			env.Setenv("HOME", filepath.Join(base, "home"))
-			env.Setenv("SHARED", sharedDir())
+			env.Setenv("MANIFESTS", fetchtest.FindManifests())
+			// No test reaches the public index: pypi-index points this
+			// at a local one.
+			env.Setenv("CUDAENV_PYPI_INDEX", "http://127.0.0.1:9/simple/")
 			env.Setenv("LMOD_INIT", lmodInit())
 			env.Setenv("MODULECMD_TCL", modulecmdTcl())
 			return nil
@@ -69,19 +74,6 @@ func cmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, arg
 		m[k] = v
 	}
 	return m
-}
-
-// sharedDir finds ../shared/ beside the checkout (real NVIDIA manifests).
-func sharedDir() string {
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(filepath.Join(d, "..", "shared", "nvidia")); err == nil && fi.IsDir() {
-			return filepath.Join(d, "..", "shared")
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
 }
 
 // lmodInit is Lmod's bash init script, where Debian's lmod package puts it.

@@ -4,9 +4,8 @@
 //
 // The mirror serves /cuda/redist/ and /cudnn/redist/ listings (HTML like
 // NVIDIA's), every redistrib_<version>.json found in Options.ManifestDir
-// (by default the nearest shared/nvidia/manifests above the working
-// directory, else built-in synthetic manifests for cuda 12.4.1 and 13.0.0
-// and cudnn 9.5.1), and for each artifact a generated archive in NVIDIA's
+// (by default the repository's testdata/nvidia/manifests, else built-in
+// synthetic manifests for cuda 12.4.1 and 13.0.0 and cudnn 9.5.1), and for each artifact a generated archive in NVIDIA's
 // layout (tar.xz for linux, zip for windows; bin/nvcc prints
 // "Cuda compilation tools, release 12.4, V12.4.131"). Served manifests
 // differ from the originals only in the sha256 and size values, which
@@ -48,9 +47,9 @@ import (
 // Options configure a Mirror.
 type Options struct {
 	// ManifestDir holds cuda/ and cudnn/ folders of redistrib_<v>.json
-	// files. Empty: the nearest shared/nvidia/manifests found by walking up
-	// from the working directory; if there is none, the built-in synthetic
-	// manifests (cuda 12.4.1, 13.0.0; cudnn 9.5.1).
+	// files. Empty: the repository's copies (FindManifests); if there are
+	// none, the built-in synthetic manifests (cuda 12.4.1, 13.0.0; cudnn
+	// 9.5.1).
 	ManifestDir string
 	// Synthetic serves only the built-in manifests.
 	Synthetic bool
@@ -142,17 +141,23 @@ func NewMirror(tb testing.TB, opts Options) *Mirror {
 	return m
 }
 
-// FindManifests walks up from the working directory to the first
-// shared/nvidia/manifests folder and returns it, or "".
+// FindManifests returns the repository's copies of NVIDIA's manifests,
+// testdata/nvidia/manifests beside the go.mod found by walking up from
+// the working directory (a test's package folder), or "". They are in the
+// repository, not beside it, so a plain clone tests the same releases as
+// any checkout.
 func FindManifests() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
 	for {
-		p := filepath.Join(dir, "shared", "nvidia", "manifests")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			p := filepath.Join(dir, "testdata", "nvidia", "manifests")
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				return p
+			}
+			return ""
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {

@@ -1,7 +1,7 @@
 package fetchtest
 
-// synthetic manifests, shaped like NVIDIA's, served when no
-// shared/nvidia/manifests folder is found (or Options.Synthetic is set).
+// synthetic manifests, shaped like NVIDIA's, served when the repository's
+// testdata/nvidia/manifests is not found (or Options.Synthetic is set).
 // Their sha256 and size values are placeholders, rewritten when served.
 var synthetic = map[string]map[string]string{
 	"cuda": {

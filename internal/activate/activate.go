@@ -48,6 +48,9 @@ type NotInstalledError struct {
 	Source    resolve.Source
 	Installed []string
 	CUDAMajor int // cuDNN: the CUDA major it was looked up for
+	// InstallFlags follow the printed install command, " --source pypi"
+	// where this machine installs from PyPI (the CLI knows; "" for none).
+	InstallFlags string
 }
 
 func (e *NotInstalledError) Error() string {
@@ -69,7 +72,12 @@ func (e *NotInstalledError) Error() string {
 	if len(e.Installed) > 0 {
 		have = "installed: " + strings.Join(e.Installed, ", ")
 	}
-	return fmt.Sprintf("%s%s is not installed; %s; run: cudaenv install %s", what, from, have, e.Spec)
+	flags := e.InstallFlags
+	if e.Spec.Tool == version.Cudnn && e.CUDAMajor > 0 {
+		// Without it, install takes the CUDA major of the shell's selection.
+		flags = fmt.Sprintf(" --cuda-major %d", e.CUDAMajor) + flags
+	}
+	return fmt.Sprintf("%s%s is not installed; %s; run: cudaenv install %s%s", what, from, have, e.Spec, flags)
 }
 
 // Resolve matches the selection's specs against the store. A system

@@ -177,7 +177,7 @@ func TestResolvePicksTheNewestMatchAndExplainsMisses(t *testing.T) {
 		t.Errorf("err = %v\nwant  %s", err, want)
 	}
 	_, err = Resolve(st, specs(t, "12.4 cudnn@9.6"))
-	want = "cuDNN 9.6 for CUDA 12 (selected by /p/.cuda-version) is not installed; installed: 9.5.1.17 for CUDA 11, 9.5.1.17 for CUDA 12; run: cudaenv install cudnn@9.6"
+	want = "cuDNN 9.6 for CUDA 12 (selected by /p/.cuda-version) is not installed; installed: 9.5.1.17 for CUDA 11, 9.5.1.17 for CUDA 12; run: cudaenv install cudnn@9.6 --cuda-major 12"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant  %s", err, want)
 	}

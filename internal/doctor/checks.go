@@ -677,6 +677,12 @@ func checkEnv(in Inputs) Check {
 		msgs = append(msgs, "CUDA_VISIBLE_DEVICES is set but empty: CUDA programs see no GPU")
 		hints = append(hints, "unset CUDA_VISIBLE_DEVICES, or list the GPUs to use (CUDA_VISIBLE_DEVICES=0)")
 	}
+	if msg, hint := shimCUDAHome(in); msg != "" {
+		if Warn.rank() > c.Status.rank() {
+			c.Status = Warn
+		}
+		msgs, hints = append(msgs, msg), append(hints, hint)
+	}
 	if len(msgs) == 0 {
 		c.Message = "nothing in the environment works against CUDA"
 		return c

@@ -139,6 +139,8 @@ type Inputs struct {
 	// CMake is the first cmake on PATH and the version it states; Path is
 	// "" when there is none.
 	CMake struct{ Path, Version string }
+	// ShimsDir is cudaenv's shims folder ("" for none).
+	ShimsDir string
 }
 
 // Run runs every check on in, in the order of the ids above.

@@ -16,6 +16,8 @@ type Selection struct {
 	// InstalledCUDA are the installed toolkit versions, for hints that
 	// name one to switch to.
 	InstalledCUDA []string
+	// ShimsDir is cudaenv's shims folder ("" for none).
+	ShimsDir string
 }
 
 // Gather detects everything Run judges, through h (whose environment, files
@@ -29,6 +31,7 @@ func Gather(ctx context.Context, h detect.Host, sel Selection) Inputs {
 		Env:        h.Env,
 
 		InstalledCUDA: sel.InstalledCUDA,
+		ShimsDir:      sel.ShimsDir,
 	}
 	if in.Toolkit.Dir != "" {
 		facts, err := h.Toolkit(ctx, in.Toolkit.Dir)

@@ -32,6 +32,9 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 	res := Result{Label: pl.Label, Use: pl.Name}
 	if pl.Kind == store.Cudnn {
 		res.Use = strconv.Itoa(pl.CUDAMajor) + " cudnn@"
+		if pl.useWith != "" {
+			res.Use = pl.useWith + " cudnn@"
+		}
 	}
 	if have, ok := st.Get(pl.Kind, pl.Name); ok && have.Err == nil && !force {
 		res.Entry = have
@@ -83,6 +86,7 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 		in.event(Adding{Label: pl.Label, Missing: missing})
 	}
 
+	in.reportSkipped(pl)
 	if pl.prepare != nil {
 		if pl.Artifacts, err = pl.prepare(ctx, pl.Artifacts); err != nil {
 			return Result{}, fmt.Errorf("install %s: %w", pl.Label, err)

@@ -59,6 +59,8 @@ type Options struct {
 	// Notice, if not nil, hears one line per retry of a download or an
 	// index request (what failed, what happens next).
 	Notice func(line string)
+	// SettingsFile is named in errors that say how to change a setting.
+	SettingsFile string
 }
 
 // Installer plans and carries out installs with one set of Options.
@@ -174,7 +176,8 @@ type Result struct {
 	Entry   store.Entry
 	Label   string // "CUDA 12.4.1", "cuDNN 9.5.1.17-cuda12"
 	// Use is what follows `cudaenv use` to activate it: "12.4.1", or
-	// "12 cudnn@9.5.1.17" for cuDNN (CUDA major first).
+	// "12 cudnn@9.5.1.17" for cuDNN (CUDA major first; the CUDA version
+	// itself when it was installed in the same request).
 	Use        string
 	Components int           // Installed: archives fetched; AlreadyInstalled: archives it has
 	Elapsed    time.Duration // Installed: time spent fetching and staging
@@ -233,8 +236,11 @@ type Request struct {
 	// with exact versions, and installs nothing.
 	DryRun bool
 	Here   Here
-	// Source is nvidia ("" too), pypi or auto.
-	Source string
+	// Source is nvidia ("" too), pypi or auto. Unless SourceTyped (the
+	// user typed --source for this command), a version already installed
+	// keeps the source its receipt names.
+	Source      string
+	SourceTyped bool
 	// Profile is minimal, default ("" too) or full; Components, when set,
 	// replaces it.
 	Profile    string
@@ -352,11 +358,12 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	var results []Result
 	cudaMajor := req.CUDAMajor
 	installedCUDA := false
+	useWith := "" // the CUDA installed here, named in the cuDNN's hint
 	for _, sp := range specs {
 		if sp.Tool != version.CUDA {
 			continue
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components, Explicit: req.Profile != "" || len(req.Components) > 0})
+		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: req.Profile != "" || len(req.Components) > 0, applySkips: true})
 		if err != nil {
 			return results, err
 		}
@@ -367,6 +374,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		results = append(results, res)
 		cudaMajor = res.Entry.Version.Major()
 		installedCUDA = true
+		useWith = res.Entry.Version.String()
 	}
 	for _, sp := range specs {
 		if sp.Tool != version.Cudnn {
@@ -386,10 +394,11 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if !installedCUDA {
 			comps = req.Components
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: source, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor})
+		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, cudaMajor), Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
 		if err != nil {
 			return results, err
 		}
+		p.useWith = useWith
 		res, err := in.Apply(ctx, p, req.Force)
 		if err != nil {
 			return results, err
@@ -397,6 +406,18 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		results = append(results, res)
 	}
 	return results, nil
+}
+
+// sourceFor is the source a spec is installed from: the one its installed
+// entry came from unless --source was typed (rememberedSource), else the
+// request's.
+func (req Request) sourceFor(st *store.Store, sp version.Spec, cudaMajor int) string {
+	if !req.SourceTyped {
+		if s := rememberedSource(st, sp, cudaMajor); s != "" {
+			return s
+		}
+	}
+	return req.Source
 }
 
 // Specs are the versions a request installs: For's targets (the cuDNN

@@ -109,8 +109,11 @@ func newWorld(t *testing.T) *world {
 	empty := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(empty.Close)
 	w.opts = Options{
-		Store: w.store, CacheDir: w.cache, Mirror: w.mirror.URL(), PyPIIndex: empty.URL + "/simple/",
-		GOOS: "linux", GOARCH: "amd64",
+		Store: w.store, CacheDir: w.cache, Mirror: w.mirror.URL(),
+		// An index with no projects: no test asks the real PyPI (an
+		// unreachable NVIDIA asks it too).
+		PyPIIndex: empty.URL + "/simple/",
+		GOOS:      "linux", GOARCH: "amd64",
 		Reporter: w.rec,
 		Changed:  func() { w.rehash++ },
 	}
@@ -222,7 +225,7 @@ func TestInstallCUDAAndCuDNNForItsMajor(t *testing.T) {
 	if len(res) != 2 || res[0].Label != "CUDA 12.4.1" || res[1].Label != "cuDNN 9.5.1.17-cuda12" {
 		t.Fatalf("results = %+v", res)
 	}
-	if res[0].Outcome != Installed || res[0].Components != 3 || res[0].Use != "12.4.1" || res[1].Use != "12 cudnn@9.5.1.17" {
+	if res[0].Outcome != Installed || res[0].Components != 3 || res[0].Use != "12.4.1" || res[1].Use != "12.4.1 cudnn@9.5.1.17" {
 		t.Errorf("results = %+v", res)
 	}
 	for _, r := range res {
@@ -400,9 +403,10 @@ func TestAutoFallsBackToPyPIWhenNVIDIAIsUnreachable(t *testing.T) {
 	if fb, ok := w.rec.events[0].(FallbackToPyPI); !ok || fb.Err == nil {
 		t.Errorf("event = %+v, want FallbackToPyPI with the reason", w.rec.events[0])
 	}
-	// The nvidia source says where to turn instead.
+	// The nvidia source says where to turn instead: the PyPI index answers,
+	// so how to make it the default.
 	_, err = in.Plan(context.Background(), spec(t, "13.0"), Target{Source: "nvidia", Platform: "linux-x86_64", Profile: "minimal"})
-	if err == nil || !strings.HasSuffix(err.Error(), "; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi") {
+	if err == nil || !strings.HasSuffix(err.Error(), "; the PyPI index can be reached: add --source pypi, or make PyPI the default with source = pypi in cudaenv's settings file or CUDAENV_SOURCE=pypi") {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -28,12 +28,14 @@ type LockRequest struct {
 	// the lock.
 	Platforms []string
 	// Source is nvidia, pypi or auto; "" keeps each product's source from
-	// the lock, and uses DefaultSource (else nvidia) for a product the lock
-	// does not have yet.
+	// the lock, and for a product the lock does not have yet uses the
+	// source its installed entry came from, else DefaultSource, else
+	// nvidia.
 	Source        string
 	DefaultSource string
 	// Profile or Components choose the components; both empty keep the
-	// lock's choice (the default profile for a new lock).
+	// lock's choice (for a new lock, the installed CUDA entry's profile or
+	// components, else the default profile).
 	Profile    string
 	Components []string
 	// CUDAMajor is the CUDA major of a cuDNN locked without a CUDA.
@@ -188,7 +190,7 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 	case old != nil:
 		lk.Profile, lk.Components = old.Profile, old.Components
 	default:
-		lk.Profile = "default"
+		lk.Profile, lk.Components = installedChoice(in.opts.Store, specs)
 	}
 	if lk.Profile != "" {
 		if _, err := checkProfile(lk.Profile); err != nil {
@@ -241,10 +243,14 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 // lockProduct plans one product on every platform. The first platform
 // fixes the release and (for source auto) the source for the others.
 func (in *Installer) lockProduct(ctx context.Context, sp version.Spec, old *lockfile.Product, t Target, defaultSource string, plats []string, upgrade bool) (*lockfile.Product, error) {
+	remembered := rememberedSource(in.opts.Store, sp, t.CUDAMajor)
 	switch {
 	case t.Source != "":
 	case old != nil:
 		t.Source = old.Source
+	case remembered != "":
+		// A new lock of an installed version: where it came from.
+		t.Source = remembered
 	case defaultSource != "":
 		t.Source = defaultSource
 	default:

@@ -22,6 +22,9 @@ type Target struct {
 	// Explicit: the user named the profile or components, so components
 	// an installed entry lacks are added; otherwise it is left as it is.
 	Explicit bool
+	// applySkips leaves the skipped wheels to Apply, which reports them only
+	// when it fetches something (install); other callers hear them at once.
+	applySkips bool
 }
 
 func (t Target) selection() fetch.Selection {
@@ -51,6 +54,14 @@ type Plan struct {
 	prepare func(ctx context.Context, arts []fetch.Artifact) ([]fetch.Artifact, error)
 	// lockName is the lock file a plan was read from, "" for none.
 	lockName string
+	// useWith is the CUDA a cuDNN's Result.Use names: the version installed
+	// in the same command, "" for its major (a bare major selects the
+	// newest installed CUDA of it, perhaps another one).
+	useWith string
+	// skipped are the wheels the index lacks, reported (reportSkipped)
+	// only when something is fetched: an install that finds everything in
+	// place says nothing about them again.
+	skipped []SkippedWheel
 	// What an offline bundle records: the product and release, the
 	// platform, and NVIDIA's manifest (nil for wheels).
 	product  fetch.Product
@@ -70,6 +81,9 @@ func (in *Installer) Plan(ctx context.Context, sp version.Spec, t Target) (*Plan
 	pl, err := in.plan(ctx, p, sp, t)
 	if pl != nil {
 		pl.Explicit = t.Explicit
+		if !t.applySkips {
+			in.reportSkipped(pl)
+		}
 	}
 	return pl, err
 }
@@ -93,9 +107,21 @@ func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec,
 	}
 	pl, err := in.planNVIDIA(ctx, in.client, p, sp, t)
 	if err != nil && fetch.Unreachable(err) {
-		err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
+		err = in.unreachableHint(ctx, err)
 	}
 	return pl, err
+}
+
+// reportSkipped reports the plan's skipped wheels, each once.
+func (in *Installer) reportSkipped(pl *Plan) {
+	seen := map[string]bool{}
+	for _, sk := range pl.skipped {
+		if !seen[sk.Component] {
+			seen[sk.Component] = true
+			in.event(sk)
+		}
+	}
+	pl.skipped = nil
 }
 
 // fallBack reports, once per Installer, that NVIDIA's server could not be

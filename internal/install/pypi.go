@@ -43,7 +43,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 			return nil, err
 		}
 		for _, sk := range res.Skipped {
-			in.event(SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
+			pl.skipped = append(pl.skipped, SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
 		}
 		arts := wheelArtifacts(res.Artifacts)
 		in.rememberWheels(idx.URL(), arts)
@@ -58,7 +58,13 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		if pl.Artifacts, err = resolveAll([]pypi.Requirement{req}); err != nil {
 			return nil, fmt.Errorf("install cudnn %s from %s: %w", req.Version, idx.URL(), err)
 		}
-		pl.Receipt.ManifestSHA256, pl.Release, pl.release = rel.ManifestSHA256, rel.Version, rel.Version
+		release := rel.Version
+		if release == "" {
+			// A build the table does not know (9.1.0.70, PyTorch's): its
+			// wheel's version names it, so a lock can pin it.
+			release = req.Version
+		}
+		pl.Receipt.ManifestSHA256, pl.Release, pl.release = rel.ManifestSHA256, release, release
 		pl.reselect = func([]string) ([]fetch.Artifact, error) { return pl.Artifacts, nil }
 		return pl, pl.setName(p, req.Version, req.Version, t.CUDAMajor)
 	}
@@ -105,11 +111,12 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		}
 	}
 	for _, sk := range res.Skipped {
-		in.event(SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
+		pl.skipped = append(pl.skipped, SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
 	}
 	pl.Artifacts = wheelArtifacts(res.Artifacts)
 	in.rememberWheels(idx.URL(), pl.Artifacts)
 	if len(pl.Artifacts) == 0 {
+		in.reportSkipped(pl)
 		return nil, fmt.Errorf("install %s --source pypi: the index has none of its wheels for %s", rel.Version, t.Platform)
 	}
 	pl.Receipt.ManifestSHA256, pl.Release, pl.release = rel.ManifestSHA256, rel.Version, rel.Version

@@ -129,9 +129,14 @@ func Env(in *In, o EnvOptions) error {
 	case "github":
 		return exportGitHub(in, changes, r, o.GitHub)
 	case "dotenv":
-		text, quoted, err := export.Dotenv(exportVars(changes, r, true))
+		vars, pathDirs := dotenvVars(changes, r, in.GOOS)
+		text, quoted, err := export.Dotenv(vars)
 		if err != nil {
 			return fmt.Errorf("env --format dotenv: %w; no dotenv reader would read it back as it is: rename that folder (or take it out of the variable), or use --format json or shell", err)
+		}
+		if len(pathDirs) > 0 {
+			dirs := strings.Join(pathDirs, string(os.PathListSeparator))
+			fmt.Fprintf(in.Stderr, "cudaenv: note: PATH is left out (docker --env-file would replace the container's with this machine's); prepend %s to PATH where the file is used, e.g. ENV PATH=%s:$PATH in a Dockerfile\n", dirs, dirs)
 		}
 		if len(quoted) > 0 {
 			fmt.Fprintf(in.Stderr, "cudaenv: note: %s quoted for python-dotenv; docker --env-file would keep the quotes\n", strings.Join(quoted, ", "))
@@ -198,6 +203,25 @@ func exportVars(changes []envdiff.Change, r activate.Resolved, withPath bool) ma
 		vars[resolve.EnvVar] = r.Selector()
 	}
 	return vars
+}
+
+// dotenvVars is what a dotenv file holds: exportVars without PATH, and
+// each other list (LD_LIBRARY_PATH) with cudaenv's entries only, since a
+// container has none of this machine's; pathDirs are the folders to put
+// first on PATH.
+func dotenvVars(changes []envdiff.Change, r activate.Resolved, goos string) (vars map[string]string, pathDirs []string) {
+	vars = exportVars(changes, r, false)
+	if r.Selection.System() {
+		return vars, nil
+	}
+	for name, dirs := range activate.Want(r, goos).Prepend {
+		if strings.EqualFold(name, "PATH") {
+			pathDirs = dirs
+		} else if _, ok := vars[name]; ok {
+			vars[name] = strings.Join(dirs, string(os.PathListSeparator))
+		}
+	}
+	return vars, pathDirs
 }
 
 // exportGitHub prints the $GITHUB_ENV lines, or with write appends them

@@ -355,6 +355,9 @@ func TestSharedArchives(t *testing.T) {
 		})
 		return nil
 	})
+	if n == 0 {
+		t.Skip("no .xz archives under " + root + " (optional: real NVIDIA archives saved there)")
+	}
 	t.Logf("%d archives under %s", n, root)
 }
 

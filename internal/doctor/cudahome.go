@@ -1,0 +1,26 @@
+package doctor
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// shimCUDAHome warns when CUDA_HOME (and CUDA_PATH) is unset and the nvcc
+// PATH finds first is cudaenv's shim: PyTorch's cpp_extension, CuPy and
+// others then take CUDA_HOME as the folder above nvcc's, which for a shim
+// is cudaenv's root, not a toolkit, and the build fails. No layout of the
+// shims folder fixes that: the folder above it is one fixed place, while
+// the toolkit a shim runs depends on the directory. The shell hook and
+// cudaenv exec set CUDA_HOME.
+func shimCUDAHome(in Inputs) (msg, hint string) {
+	if in.ShimsDir == "" || len(in.NVCCOnPath) == 0 || in.Env["CUDA_HOME"] != "" || in.Env["CUDA_PATH"] != "" {
+		return "", ""
+	}
+	nvcc := in.NVCCOnPath[0]
+	if filepath.Clean(filepath.Dir(nvcc)) != filepath.Clean(in.ShimsDir) {
+		return "", ""
+	}
+	msg = fmt.Sprintf("CUDA_HOME is not set and the nvcc on PATH is cudaenv's shim (%s): PyTorch's cpp_extension, CuPy and other tools that take CUDA_HOME from nvcc's folder would use %s, which is not a toolkit", nvcc, filepath.Dir(filepath.Dir(nvcc)))
+	hint = "for Python builds, activate with the shell hook (cudaenv init) or run them with cudaenv exec -- COMMAND, which set CUDA_HOME"
+	return msg, hint
+}
