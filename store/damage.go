@@ -22,14 +22,15 @@ func InstalledReceipt(data []byte) bool {
 	return len(t) >= 2 && t[0] == '{' && t[len(t)-1] == '}' && !bytes.Contains(data, []byte(`"link"`))
 }
 
-// keyFiles are, per component, files its archive always has (on Linux;
-// Windows names differ where the second name is given) whose absence
+// keyFiles are, per component, files its archive always has (either name
+// of a pair: Windows's, or the header an older layout or a wheel has in
+// its place) whose absence
 // means the tree was damaged after it was installed. A few stats: list,
 // doctor and install check them, the hook does not.
 var keyFiles = map[string][][2]string{
 	"cuda_nvcc":   {{"bin/nvcc", "bin/nvcc.exe"}},
 	"cuda_cudart": {{"include/cuda_runtime.h", ""}},
-	"cudnn":       {{"include/cudnn_version.h", ""}},
+	"cudnn":       {{"include/cudnn_version.h", "include/cudnn.h"}},
 }
 
 // Damage says what is wrong with an installed entry that its receipt

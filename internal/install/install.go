@@ -463,7 +463,7 @@ func (in *Installer) Specs(ctx context.Context, req Request) ([]version.Spec, er
 }
 
 // pypiIndex opens Options.PyPIIndex, or the public index.
-func (in *Installer) pypiIndex() (*pypi.Index, error) {
+func (in *Installer) pypiIndex(extra ...pypi.IndexOption) (*pypi.Index, error) {
 	base := in.opts.PyPIIndex
 	if base == "" {
 		base = pypi.DefaultIndex
@@ -480,7 +480,7 @@ func (in *Installer) pypiIndex() (*pypi.Index, error) {
 	l := in.client.DocumentLimits()
 	l.Total = min(l.Total, time.Minute)
 	opts = append(opts, pypi.WithLimits(l))
-	idx, err := pypi.NewIndex(base, opts...)
+	idx, err := pypi.NewIndex(base, append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("CUDAENV_PYPI_INDEX: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cudaenv/cudaenv/fetch/pypi"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -88,7 +89,8 @@ func (in *Installer) pypiReachable(ctx context.Context) bool {
 	if in.opts.Offline {
 		return false
 	}
-	idx, err := in.pypiIndex()
+	// One try and no retry lines: it is a question, not a download.
+	idx, err := in.pypiIndex(pypi.WithRetries(0, 0), pypi.WithNotice(func(string) {}))
 	if err != nil {
 		return false
 	}
