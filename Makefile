@@ -62,13 +62,15 @@ fastshim:
 	fi
 
 # test ends with a short fuzz of each extractor beyond its seed corpus
-# (which go test runs): nothing outside the install tree may change.
+# (which go test runs): nothing outside the install tree may change, and
+# internal/inflate must agree with compress/flate on every input.
 test:
 	$(GO) vet ./...
 	$(GO) test ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzExtractArchive$$' -fuzztime 10s ./fetch
 	$(GO) test -run '^$$' -fuzz '^FuzzExtractWheel$$' -fuzztime 10s ./fetch/pypi
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 10s ./internal/xz
+	$(GO) test -run '^$$' -fuzz '^FuzzInflate$$' -fuzztime 10s ./internal/inflate
 
 bench-hook:
 	bash bench/hook/run.sh
