@@ -534,49 +534,65 @@ func (d *decoder) copyStored() error {
 func (d *decoder) huffman() error {
 	lit, dist := d.lit.e, d.dist.e
 	litMask, distMask := uint64(1)<<d.lit.bits-1, uint64(1)<<d.dist.bits-1
-	out := d.out
+	out := d.out[:outSize]
 	outPos := d.outPos
+	// The decoder's state lives in locals here (registers), put back in d
+	// before anything that reads it there.
+	in, inPos, inEnd := d.in, d.inPos, d.inEnd
+	bb, bl := d.bb, d.bl
 	for outPos <= outSize-maxMatch {
-		// Refill, inlined for the common case of input in the buffer.
-		if d.inEnd-d.inPos >= 8 {
-			d.bb |= binary.LittleEndian.Uint64(d.in[d.inPos:]) << d.bl
-			k := (63 - d.bl) >> 3
-			d.inPos += int(k)
-			d.bl += k << 3
+		if inEnd-inPos >= 8 {
+			bb |= binary.LittleEndian.Uint64(in[inPos:]) << bl
+			k := (63 - bl) >> 3
+			inPos += int(k)
+			bl += k << 3
 		} else {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			d.refill()
+			in, inPos, inEnd, bb, bl = d.in, d.inPos, d.inEnd, d.bb, d.bl
 		}
-		bb, bl := d.bb, d.bl
 		e := lit[bb&litMask]
 		if e&kindMask == kLink {
 			e = lit[(e>>16)+uint32(bb>>(e&0xFF))&(1<<(e>>8&0xF)-1)]
 		}
 		n := uint(e & 0xFF)
 		if n > bl {
-			d.outPos = outPos
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.eofErr()
 		}
-		bb >>= n
-		bl -= n
 		switch e & kindMask {
 		case kLiteral:
+			bb >>= n
+			bl -= n
 			out[outPos] = byte(e >> 16)
 			outPos++
-			d.bb, d.bl = bb, bl
+			// A second literal needs no refill: 56 bits hold two codes.
+			e = lit[bb&litMask]
+			if e&kindMask != kLiteral || uint(e&0xFF) > bl {
+				continue
+			}
+			n = uint(e & 0xFF)
+			bb >>= n
+			bl -= n
+			out[outPos] = byte(e >> 16)
+			outPos++
 			continue
 		case kEnd:
-			d.bb, d.bl = bb, bl
-			d.outPos = outPos
+			bb >>= n
+			bl -= n
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			d.inBlock = false
 			return nil
 		case kInvalid:
-			d.outPos = outPos
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.corrupt()
 		}
+		bb >>= n
+		bl -= n
 		// A length, then its distance.
 		xb := uint(e >> 8 & 0xF)
 		if xb > bl {
-			d.outPos = outPos
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.eofErr()
 		}
 		length := int(e>>16) + int(bb&(1<<xb-1))
@@ -589,24 +605,23 @@ func (d *decoder) huffman() error {
 		n = uint(e & 0xFF)
 		xb = uint(e >> 8 & 0xF)
 		if n > bl {
-			d.outPos = outPos
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.eofErr()
 		}
 		if e&kindMask == kInvalid {
-			d.outPos = outPos
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.corrupt()
 		}
 		if n+xb > bl {
-			d.outPos = outPos
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.eofErr()
 		}
 		bb >>= n
 		dst := int(e>>16) + int(bb&(1<<xb-1))
 		bb >>= xb
 		bl -= n + xb
-		d.bb, d.bl = bb, bl
 		if dst > outPos {
-			d.outPos = outPos
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.corrupt()
 		}
 		from := outPos - dst
@@ -622,6 +637,6 @@ func (d *decoder) huffman() error {
 			outPos += copy(out[outPos:end], out[from:outPos])
 		}
 	}
-	d.outPos = outPos
+	d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 	return nil
 }
