@@ -4,7 +4,7 @@
 # same wheels into a fresh venv, cold (empty caches) and warm (the wheels
 # already in each tool's cache), rounds interleaved.
 #
-#   bench/pypi/run.sh [-runs 3] [-sets cu13,torch] [-work DIR] [-cudaenv BIN]
+#   bench/pypi/run.sh [-runs 3] [-sets cu13,torch] [-work DIR] [-cudaenv BIN] [-pip 0]
 #
 # Sets: cu13 is `install 13.4.2 --profile minimal` (5 wheels, 121 MiB);
 # torch is `install --for torch==2.5.1` (CUDA 12.4.1's default profile and
@@ -14,14 +14,16 @@
 # it chose, which python3 -m http.server serves on the loopback. uv and pip
 # are installed from PyPI into a venv in WORK. CPU is user+sys of the
 # command and its children, steadier than wall time on a shared machine.
+# -pip 0 leaves pip out (minutes a round on the torch set).
 set -euo pipefail
-RUNS=3 SETS=cu13,torch WORK=/tmp/cudaenv-bench-pypi CUDAENV=
+RUNS=3 SETS=cu13,torch WORK=/tmp/cudaenv-bench-pypi CUDAENV= PIP=1
 while [ $# -gt 0 ]; do
   case "$1" in
     -runs) RUNS=$2; shift 2;;
     -sets) SETS=$2; shift 2;;
     -work) WORK=$2; shift 2;;
     -cudaenv) CUDAENV=$2; shift 2;;
+    -pip) PIP=$2; shift 2;;
     *) echo "unknown flag $1" >&2; exit 2;;
   esac
 done
@@ -95,9 +97,12 @@ for set in "${sets[@]}"; do
     "$UV" venv -q --python "$PY" "$R/uv1"
     read -r w2 m2 c2 < <(measure "$UV" pip install -q --python "$R/uv1/bin/python" --no-deps --index-url "$URL" --cache-dir "$R/uvcache" -r "$IDX/requirements.txt")
     row cold "uv pip install" "$w2" "$m2" "$c2"
-    "$PY" -m venv "$R/pip1"
-    read -r w3 m3 c3 < <(measure "$R/pip1/bin/pip" install -q --disable-pip-version-check --no-deps --index-url "$URL" --cache-dir "$R/pipcache" -r "$IDX/requirements.txt")
-    row cold "pip install" "$w3" "$m3" "$c3"
+    w3=0 c3=0
+    if [ "$PIP" = 1 ]; then
+      "$PY" -m venv "$R/pip1"
+      read -r w3 m3 c3 < <(measure "$R/pip1/bin/pip" install -q --disable-pip-version-check --no-deps --index-url "$URL" --cache-dir "$R/pipcache" -r "$IDX/requirements.txt")
+      row cold "pip install" "$w3" "$m3" "$c3"
+    fi
     # warm: the archives are cached; a fresh store / venv
     rm -rf "$R/c/root"
     read -r w4 m4 c4 < <(measure env $(env_for "$R/c") CUDAENV_PYPI_INDEX="$URL" "$CUDAENV" $(args_for "$set"))
@@ -108,19 +113,21 @@ for set in "${sets[@]}"; do
     "$UV" venv -q --python "$PY" "$R/uv3"
     read -r w6 m6 c6 < <(measure "$UV" pip install -q --python "$R/uv3/bin/python" --no-deps --index-url "$URL" --cache-dir "$R/uvcache" -r "$IDX/requirements.txt")
     row warm "uv pip install (hardlink)" "$w6" "$m6" "$c6"
-    "$PY" -m venv "$R/pip2"
-    read -r w7 m7 c7 < <(measure "$R/pip2/bin/pip" install -q --disable-pip-version-check --no-deps --index-url "$URL" --cache-dir "$R/pipcache" -r "$IDX/requirements.txt")
-    row warm "pip install" "$w7" "$m7" "$c7"
+    if [ "$PIP" = 1 ]; then
+      "$PY" -m venv "$R/pip2"
+      read -r w7 m7 c7 < <(measure "$R/pip2/bin/pip" install -q --disable-pip-version-check --no-deps --index-url "$URL" --cache-dir "$R/pipcache" -r "$IDX/requirements.txt")
+      row warm "pip install" "$w7" "$m7" "$c7"
+    fi
     cw+=("$(ratio "$w1" "$w2")") cc+=("$(ratio "$c1" "$c2")")
     ww+=("$(ratio "$w4" "$w5")") wc_+=("$(ratio "$c4" "$c5")") wh+=("$(ratio "$w4" "$w6")")
-    pw+=("$(ratio "$w1" "$w3")") pc+=("$(ratio "$c1" "$c3")")
+    [ "$PIP" = 1 ] && pw+=("$(ratio "$w1" "$w3")") pc+=("$(ratio "$c1" "$c3")")
     for m in "$m1" "$m4"; do [ "$m" -gt "$rss" ] && rss=$m; done
   done
   rm -rf "$R"
   kill "$SERVER" 2>/dev/null || true
   printf "cold, cudaenv/uv:  wall %.2f (runs:%s), CPU %.2f (runs:%s)  [targets: <= 1.0, <= 1.3]\n" \
     "$(median "${cw[@]}")" "$(printf " %.2f" "${cw[@]}")" "$(median "${cc[@]}")" "$(printf " %.2f" "${cc[@]}")"
-  printf "cold, cudaenv/pip: wall %.2f, CPU %.2f\n" "$(median "${pw[@]}")" "$(median "${pc[@]}")"
+  [ "$PIP" = 1 ] && printf "cold, cudaenv/pip: wall %.2f, CPU %.2f\n" "$(median "${pw[@]}")" "$(median "${pc[@]}")"
   printf "warm, cudaenv/uv copy: wall %.2f (runs:%s), CPU %.2f; cudaenv/uv hardlink: wall %.2f  [target: <= 1.0 of copy]\n" \
     "$(median "${ww[@]}")" "$(printf " %.2f" "${ww[@]}")" "$(median "${wc_[@]}")" "$(median "${wh[@]}")"
   printf "cudaenv peak RSS %.1f MiB (target < 64)\n" "$(echo "$rss/1024" | bc -l)"
