@@ -103,7 +103,9 @@ func index(out, cache string, major int, receipts []string) error {
 			if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(link), 0o644); err != nil {
 				return err
 			}
-			reqs = append(reqs, page.Project+"=="+c.Version)
+			// The file's version, which may carry a suffix the receipt's
+			// lacks (12.4.127.post1).
+			reqs = append(reqs, page.Project+"=="+strings.Split(name, "-")[1])
 		}
 	}
 	slices.Sort(reqs)
