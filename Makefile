@@ -3,7 +3,7 @@
 # compiler are used when installed; .ci/run installs them).
 GO ?= go
 
-.PHONY: install build test bench-hook bench-install bench-shim bench-cli bench-modules bench-bundle
+.PHONY: install build test bench-hook bench-install bench-shim bench-cli bench-modules bench-bundle bench-pypi
 
 # urfave_cli_no_docs leaves out urfave/cli's man page and markdown
 # writers, which cudaenv does not use, and the markdown parser whose
@@ -72,13 +72,15 @@ fastshim:
 	fi
 
 # test ends with a short fuzz of each extractor beyond its seed corpus
-# (which go test runs): nothing outside the install tree may change.
+# (which go test runs): nothing outside the install tree may change, and
+# internal/inflate must agree with compress/flate on every input.
 test:
 	$(GO) vet ./...
 	$(GO) test ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzExtractArchive$$' -fuzztime 10s ./fetch
 	$(GO) test -run '^$$' -fuzz '^FuzzExtractWheel$$' -fuzztime 10s ./fetch/pypi
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 10s ./internal/xz
+	$(GO) test -run '^$$' -fuzz '^FuzzInflate$$' -fuzztime 10s ./internal/inflate
 
 bench-hook:
 	bash bench/hook/run.sh
@@ -97,3 +99,7 @@ bench-bundle:
 
 bench-cli:
 	bash bench/cli/run.sh
+
+# bench-pypi needs the network once, to fetch the wheels and uv.
+bench-pypi:
+	bash bench/pypi/run.sh

@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"internal/termsafe":   {},
 	"internal/rootfs":     {}, // the rooted writer fetch and store share
 	"internal/xz":         {},
+	"internal/inflate":    {}, // wheels' DEFLATE, compress/flate's output faster
 
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/lockfile", "internal/version"},
@@ -46,7 +47,7 @@ var allowed = map[string][]string{
 
 	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/rootfs", "internal/version", "internal/xz"}, // its tests use the mirror
 	"fetch/fetchtest":                        {"fetch"},
-	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/rootfs", "internal/termsafe", "internal/version"},
+	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/inflate", "internal/rootfs", "internal/termsafe", "internal/version"},
 	"fetch/pypi/pypitest":                    {"fetch/pypi", "fetch/pypi/internal/catalog"},
 	"fetch/pypi/internal/catalog":            {},
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},

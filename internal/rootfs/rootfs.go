@@ -84,6 +84,7 @@ func CheckLinkTarget(rel, target string) error {
 type Tree struct {
 	root *os.Root
 	dirs sync.Map // rel → struct{}: known to be a real folder
+	fds  dirFDs   // open folders, for CreateFile
 }
 
 // Open opens the folder dir (which must exist) for writing.
@@ -99,7 +100,10 @@ func Open(dir string) (*Tree, error) {
 func (t *Tree) Root() *os.Root { return t.root }
 
 // Close releases the tree's folder.
-func (t *Tree) Close() error { return t.root.Close() }
+func (t *Tree) Close() error {
+	t.fds.close()
+	return t.root.Close()
+}
 
 // ErrThroughLink is what MkdirAll's *ThroughLinkError is.
 var ErrThroughLink = errors.New("refusing to write through a symlink")

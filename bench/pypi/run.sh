@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Benchmark: cudaenv installing NVIDIA's wheels from a local PyPI index,
+# against `uv pip install --no-deps` and `pip install --no-deps` of the
+# same wheels into a fresh venv, cold (empty caches) and warm (the wheels
+# already in each tool's cache), rounds interleaved.
+#
+#   bench/pypi/run.sh [-runs 3] [-sets cu13,torch] [-work DIR] [-cudaenv BIN] [-pip 0]
+#
+# Sets: cu13 is `install 13.4.2 --profile minimal` (5 wheels, 121 MiB);
+# torch is `install --for torch==2.5.1` (CUDA 12.4.1's default profile and
+# cuDNN 9.1.0.70: 21 wheels, 1.8 GiB). Preparing a set (once, kept in WORK,
+# default /tmp/cudaenv-bench-pypi) needs the network: cudaenv installs it
+# from pypi.org, then bench/pypi writes a PEP 503 index of the very wheels
+# it chose, which python3 -m http.server serves on the loopback. uv and pip
+# are installed from PyPI into a venv in WORK. CPU is user+sys of the
+# command and its children, steadier than wall time on a shared machine.
+# -pip 0 leaves pip out (minutes a round on the torch set).
+set -euo pipefail
+RUNS=3 SETS=cu13,torch WORK=/tmp/cudaenv-bench-pypi CUDAENV= PIP=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -runs) RUNS=$2; shift 2;;
+    -sets) SETS=$2; shift 2;;
+    -work) WORK=$2; shift 2;;
+    -cudaenv) CUDAENV=$2; shift 2;;
+    -pip) PIP=$2; shift 2;;
+    *) echo "unknown flag $1" >&2; exit 2;;
+  esac
+done
+cd "$(dirname "$0")/../.."
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+if [ -z "$CUDAENV" ]; then
+  CUDAENV="$WORK/cudaenv"
+  go build -tags urfave_cli_no_docs -pgo=auto -o "$CUDAENV" ./cmd/cudaenv
+fi
+go build -o "$WORK/pypibench" ./bench/pypi
+if [ ! -x "$WORK/tools/bin/uv" ]; then
+  python3 -m venv "$WORK/tools"
+  "$WORK/tools/bin/pip" install -q uv
+fi
+UV="$WORK/tools/bin/uv" PY="$WORK/tools/bin/python"
+
+# env_for ROOT: a cudaenv with all its folders under ROOT.
+env_for() {
+  echo "CUDAENV_ROOT=$1/root CUDAENV_CACHE_DIR=$1/cache CUDAENV_CONFIG_DIR=$1/config HOME=$1/home"
+}
+args_for() {
+  case "$1" in
+    cu13) echo "install 13.4.2 --source pypi --profile minimal -q";;
+    torch) echo "install --for torch==2.5.1 --source pypi -q";;
+  esac
+}
+prepare() {
+  local set=$1 p="$WORK/prep-$1"
+  [ -f "$WORK/index-$set/requirements.txt" ] && return
+  echo "preparing $set from pypi.org (once)"
+  rm -rf "$p" "$WORK/index-$set"; mkdir -p "$p/home"
+  env $(env_for "$p") "$CUDAENV" $(args_for "$set") > /dev/null
+  local major=12; [ "$set" = cu13 ] && major=13
+  "$WORK/pypibench" index -out "$WORK/index-$set" -cache "$p/cache" -major "$major" \
+    "$p"/root/cuda/*/receipt.json $(ls "$p"/root/cudnn/*/receipt.json 2>/dev/null || true)
+}
+
+TIMEV=(/usr/bin/time -f "%e %M %U %S")
+# measure CMD...: "wall_s maxrss_kib cpu_s"
+measure() {
+  "${TIMEV[@]}" -o "$WORK/time.out" "$@" > "$WORK/cmd.out" 2>&1 || { cat "$WORK/cmd.out" >&2; return 1; }
+  awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$WORK/time.out"
+}
+median() { printf "%s\n" "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+ratio() { echo "$1/$2" | bc -l; }
+
+IFS=, read -r -a sets <<< "$SETS"
+for s in "${sets[@]}"; do prepare "$s"; done
+
+for set in "${sets[@]}"; do
+  IDX="$WORK/index-$set"
+  port=$((20000 + RANDOM % 20000))
+  "$PY" -m http.server -b 127.0.0.1 -d "$IDX" "$port" > /dev/null 2>&1 &
+  SERVER=$!
+  trap 'kill $SERVER 2>/dev/null || true' EXIT
+  URL="http://127.0.0.1:$port/simple/"
+  for _ in $(seq 50); do curl -sf "$URL" -o /dev/null 2>/dev/null && break; curl -sf "${URL}nvidia-cudnn-cu12/" -o /dev/null 2>/dev/null && break; sleep 0.1; done
+  sleep 0.3
+  echo
+  echo "set $set: $(wc -l < "$IDX/requirements.txt") wheels, $(du -sh "$IDX/files" | cut -f1); cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg); uv $("$UV" --version | cut -d' ' -f2); pip $("$PY" -m pip --version | cut -d' ' -f2)"
+  printf "%-4s %-6s %-26s %8s %8s %10s\n" run cache tool wall_s cpu_s maxrss_MiB
+  cw=() cc=() ww=() wc_=() wh=() rss=0
+  R="$WORK/run-$set"
+  for r in $(seq "$RUNS"); do
+    rm -rf "$R"; mkdir -p "$R/c/home" "$R/uvcache" "$R/pipcache"
+    row() { printf "%-4s %-6s %-26s %8.2f %8.2f %10.1f\n" "$r" "$1" "$2" "$3" "$5" "$(echo "$4/1024" | bc -l)"; }
+    # cold
+    read -r w1 m1 c1 < <(measure env $(env_for "$R/c") CUDAENV_PYPI_INDEX="$URL" "$CUDAENV" $(args_for "$set"))
+    row cold cudaenv "$w1" "$m1" "$c1"
+    "$UV" venv -q --python "$PY" "$R/uv1"
+    read -r w2 m2 c2 < <(measure "$UV" pip install -q --python "$R/uv1/bin/python" --no-deps --index-url "$URL" --cache-dir "$R/uvcache" -r "$IDX/requirements.txt")
+    row cold "uv pip install" "$w2" "$m2" "$c2"
+    w3=0 c3=0
+    if [ "$PIP" = 1 ]; then
+      "$PY" -m venv "$R/pip1"
+      read -r w3 m3 c3 < <(measure "$R/pip1/bin/pip" install -q --disable-pip-version-check --no-deps --index-url "$URL" --cache-dir "$R/pipcache" -r "$IDX/requirements.txt")
+      row cold "pip install" "$w3" "$m3" "$c3"
+    fi
+    # warm: the archives are cached; a fresh store / venv
+    rm -rf "$R/c/root"
+    read -r w4 m4 c4 < <(measure env $(env_for "$R/c") CUDAENV_PYPI_INDEX="$URL" "$CUDAENV" $(args_for "$set"))
+    row warm cudaenv "$w4" "$m4" "$c4"
+    "$UV" venv -q --python "$PY" "$R/uv2"
+    read -r w5 m5 c5 < <(measure "$UV" pip install -q --python "$R/uv2/bin/python" --no-deps --link-mode copy --index-url "$URL" --cache-dir "$R/uvcache" -r "$IDX/requirements.txt")
+    row warm "uv pip install (copy)" "$w5" "$m5" "$c5"
+    "$UV" venv -q --python "$PY" "$R/uv3"
+    read -r w6 m6 c6 < <(measure "$UV" pip install -q --python "$R/uv3/bin/python" --no-deps --index-url "$URL" --cache-dir "$R/uvcache" -r "$IDX/requirements.txt")
+    row warm "uv pip install (hardlink)" "$w6" "$m6" "$c6"
+    if [ "$PIP" = 1 ]; then
+      "$PY" -m venv "$R/pip2"
+      read -r w7 m7 c7 < <(measure "$R/pip2/bin/pip" install -q --disable-pip-version-check --no-deps --index-url "$URL" --cache-dir "$R/pipcache" -r "$IDX/requirements.txt")
+      row warm "pip install" "$w7" "$m7" "$c7"
+    fi
+    cw+=("$(ratio "$w1" "$w2")") cc+=("$(ratio "$c1" "$c2")")
+    ww+=("$(ratio "$w4" "$w5")") wc_+=("$(ratio "$c4" "$c5")") wh+=("$(ratio "$w4" "$w6")")
+    [ "$PIP" = 1 ] && pw+=("$(ratio "$w1" "$w3")") pc+=("$(ratio "$c1" "$c3")")
+    for m in "$m1" "$m4"; do [ "$m" -gt "$rss" ] && rss=$m; done
+  done
+  rm -rf "$R"
+  kill "$SERVER" 2>/dev/null || true
+  printf "cold, cudaenv/uv:  wall %.2f (runs:%s), CPU %.2f (runs:%s)  [targets: <= 1.0, <= 1.3]\n" \
+    "$(median "${cw[@]}")" "$(printf " %.2f" "${cw[@]}")" "$(median "${cc[@]}")" "$(printf " %.2f" "${cc[@]}")"
+  [ "$PIP" = 1 ] && printf "cold, cudaenv/pip: wall %.2f, CPU %.2f\n" "$(median "${pw[@]}")" "$(median "${pc[@]}")"
+  printf "warm, cudaenv/uv copy: wall %.2f (runs:%s), CPU %.2f; cudaenv/uv hardlink: wall %.2f  [target: <= 1.0 of copy]\n" \
+    "$(median "${ww[@]}")" "$(printf " %.2f" "${ww[@]}")" "$(median "${wc_[@]}")" "$(median "${wh[@]}")"
+  printf "cudaenv peak RSS %.1f MiB (target < 64)\n" "$(echo "$rss/1024" | bc -l)"
+  pw=() pc=()
+done

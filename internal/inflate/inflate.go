@@ -1,0 +1,642 @@
+// Package inflate decompresses DEFLATE streams (RFC 1951), the zip
+// entries of wheels, faster than compress/flate: the bit buffer is 64 bits
+// wide and refilled eight bytes at a time, each lookup in a table of 2048
+// entries decodes a whole literal or length with its extra bits' count,
+// and a match that does not overlap itself is one copy. Its output is
+// byte for byte compress/flate's, and it accepts and rejects the same
+// streams (a differential fuzz target holds it to that): the same checks
+// on Huffman codes (complete, or a single code of one bit; empty trees
+// fail when used), on block types, symbols, distances and stored-block
+// lengths.
+package inflate
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+)
+
+// CorruptInputError reports corrupt input at about a given offset.
+type CorruptInputError int64
+
+func (e CorruptInputError) Error() string {
+	return "flate: corrupt input before offset " + strconv.FormatInt(int64(e), 10)
+}
+
+const (
+	window   = 1 << 15           // history a match may reach back into
+	outChunk = 256 << 10         // output decoded between flushes
+	outSize  = window + outChunk // the output buffer: history, then new data
+	maxMatch = 258
+	inSize   = 64 << 10
+	inKeep   = 8 // bytes kept before the read position when input is compacted
+
+	litBits  = 11 // primary table bits, literal/length code
+	distBits = 8  // primary table bits, distance code
+)
+
+// Table entries: bits 0-7 the code's length (total, for a subtable
+// entry; the primary bits for a link to a subtable), 8-11 extra bits
+// (a link: the subtable's bits), 12-15 the kind, 16-31 the value (a
+// literal, a base length or distance, a subtable's start).
+const (
+	kLiteral = iota << 12
+	kLength
+	kEnd
+	kLink
+	kInvalid
+	kindMask = 0xF << 12
+)
+
+const invalidEntry = kInvalid // length 0: never short of bits
+
+var (
+	lengthBase  = [29]uint32{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
+	lengthExtra = [29]uint32{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0}
+	distBase    = [30]uint32{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577}
+	distExtra   = [30]uint32{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
+	codeOrder   = [19]int{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+)
+
+// table is a Huffman decoding table: a primary table, then subtables.
+type table struct {
+	e    []uint32
+	bits uint // primary bits
+}
+
+// build fills t for code lengths lengths (symbol i has length lengths[i],
+// 0 for none) with entry(symbol) as each symbol's entry less its length.
+// It refuses, as compress/flate does, a code that is neither complete nor
+// a single one-bit code; an empty code is accepted and fails when used.
+func (t *table) build(lengths []uint8, bits uint, entry func(sym int) uint32) bool {
+	var count [16]int
+	maxLen := 0
+	for _, n := range lengths {
+		if n != 0 {
+			count[n]++
+			maxLen = max(maxLen, int(n))
+		}
+	}
+	t.bits = bits
+	size := 1 << bits
+	if cap(t.e) < size {
+		t.e = make([]uint32, size, size+size*16)
+	}
+	t.e = t.e[:size]
+	for i := range t.e {
+		t.e[i] = invalidEntry
+	}
+	if maxLen == 0 {
+		return true
+	}
+	var next [17]int
+	code := 0
+	for i := 1; i <= maxLen; i++ {
+		code <<= 1
+		next[i] = code
+		code += count[i]
+	}
+	if code != 1<<maxLen && !(code == 1 && maxLen == 1) {
+		return false
+	}
+	subBits := uint(0)
+	if uint(maxLen) > bits {
+		subBits = uint(maxLen) - bits
+	}
+	for sym, n := range lengths {
+		if n == 0 {
+			continue
+		}
+		c := next[n]
+		next[n]++
+		r := int(reverse(uint16(c), uint(n)))
+		e := entry(sym) | uint32(n)
+		if uint(n) <= bits {
+			for off := r; off < size; off += 1 << n {
+				t.e[off] = e
+			}
+			continue
+		}
+		low := r & (size - 1)
+		link := t.e[low]
+		if link&kindMask != kLink {
+			start := len(t.e)
+			t.e = append(t.e, make([]uint32, 1<<subBits)...)
+			for i := start; i < len(t.e); i++ {
+				t.e[i] = invalidEntry
+			}
+			link = uint32(start)<<16 | kLink | uint32(subBits)<<8 | uint32(bits)
+			t.e[low] = link
+		}
+		start := int(link >> 16)
+		for off := r >> bits; off < 1<<subBits; off += 1 << (uint(n) - bits) {
+			t.e[start+off] = e
+		}
+	}
+	return true
+}
+
+func reverse(c uint16, n uint) uint16 {
+	var r uint16
+	for range n {
+		r = r<<1 | c&1
+		c >>= 1
+	}
+	return r
+}
+
+func litEntry(sym int) uint32 {
+	switch {
+	case sym < 256:
+		return kLiteral | uint32(sym)<<16
+	case sym == 256:
+		return kEnd
+	case sym < 286:
+		return kLength | lengthBase[sym-257]<<16 | lengthExtra[sym-257]<<8
+	}
+	return kInvalid // 286 and 287: corrupt when used
+}
+
+func distEntry(sym int) uint32 {
+	if sym < 30 {
+		return kLength | distBase[sym]<<16 | distExtra[sym]<<8
+	}
+	return kInvalid
+}
+
+func codeLenEntry(sym int) uint32 { return kLiteral | uint32(sym)<<16 }
+
+var fixed = sync.OnceValue(func() *[2]table {
+	var t [2]table
+	var l [288]uint8
+	for i := range l {
+		switch {
+		case i < 144:
+			l[i] = 8
+		case i < 256:
+			l[i] = 9
+		case i < 280:
+			l[i] = 7
+		default:
+			l[i] = 8
+		}
+	}
+	t[0].build(l[:], litBits, litEntry)
+	var d [32]uint8
+	for i := range d {
+		d[i] = 5
+	}
+	t[1].build(d[:], distBits, distEntry)
+	return &t
+})
+
+// decoder's state between Reads: it stops only between symbols, or inside
+// a stored block.
+type decoder struct {
+	r     io.Reader
+	in    []byte
+	inPos int
+	inEnd int
+	inOff int64 // stream offset of in[0]
+	inEOF bool  // r has no more
+	rErr  error // r's error other than io.EOF
+
+	bb uint64 // bit buffer, low bits first
+	bl uint   // valid bits in bb
+
+	out     []byte
+	outPos  int // end of decoded data
+	flushed int // what Read has handed out
+
+	inBlock   bool
+	final     bool
+	stored    int // bytes left in a stored block; -1 in a Huffman block
+	lit, dist *table
+	dyn       [2]table
+	lens      [286 + 30]uint8
+	err       error // io.EOF once the final block is out
+}
+
+var pool = sync.Pool{New: func() any {
+	return &decoder{in: make([]byte, inSize), out: make([]byte, outSize)}
+}}
+
+// reader hands a pooled decoder back on Close.
+type reader struct{ d *decoder }
+
+// NewReader returns a reader of the data decompressed from r. It may read
+// past the end of the stream; data after the final block is ignored.
+// Close returns the reader's memory to a pool, so it must not be read
+// after Close.
+func NewReader(r io.Reader) io.ReadCloser {
+	d := pool.Get().(*decoder)
+	d.reset(r)
+	return &reader{d}
+}
+
+var errClosed = errors.New("inflate: read after close")
+
+func (r *reader) Read(p []byte) (int, error) {
+	if r.d == nil {
+		return 0, errClosed
+	}
+	return r.d.Read(p)
+}
+
+// Close returns nil once the whole stream was read, else the error that
+// ended it (nil too if it was not read to its end).
+func (r *reader) Close() error {
+	d := r.d
+	if d == nil {
+		return errClosed
+	}
+	r.d = nil
+	err := d.err
+	d.r = nil
+	pool.Put(d)
+	if err == io.EOF {
+		return nil
+	}
+	return err
+}
+
+func (d *decoder) reset(r io.Reader) {
+	*d = decoder{r: r, in: d.in, out: d.out, dyn: d.dyn, stored: -1}
+}
+
+func (d *decoder) Read(p []byte) (int, error) {
+	for {
+		if d.flushed < d.outPos {
+			n := copy(p, d.out[d.flushed:d.outPos])
+			d.flushed += n
+			return n, nil
+		}
+		if d.err != nil {
+			return 0, d.err
+		}
+		if d.outPos > outSize-maxMatch {
+			// Keep the last window of history at the front.
+			copy(d.out, d.out[d.outPos-window:d.outPos])
+			d.outPos, d.flushed = window, window
+		}
+		d.err = d.step()
+	}
+}
+
+// step decodes until the output is nearly full, the stream ends or fails.
+func (d *decoder) step() error {
+	for d.outPos <= outSize-maxMatch {
+		if !d.inBlock {
+			if d.final {
+				return io.EOF
+			}
+			if err := d.header(); err != nil {
+				return err
+			}
+			continue
+		}
+		var err error
+		if d.stored >= 0 {
+			err = d.copyStored()
+		} else {
+			err = d.huffman()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fill reads more input, keeping the unread bytes and inKeep before them.
+func (d *decoder) fill() {
+	if d.inEOF {
+		return
+	}
+	if d.inEnd == len(d.in) || d.inPos > len(d.in)/2 {
+		k := max(d.inPos-inKeep, 0)
+		n := copy(d.in, d.in[k:d.inEnd])
+		d.inOff += int64(k)
+		d.inPos -= k
+		d.inEnd = n
+	}
+	for d.inEnd-d.inPos < 8 && d.inEnd < len(d.in) {
+		n, err := d.r.Read(d.in[d.inEnd:])
+		d.inEnd += n
+		if err != nil {
+			d.inEOF = true
+			if err != io.EOF {
+				d.rErr = err
+			}
+			return
+		}
+	}
+}
+
+// need makes sure the bit buffer holds n bits (n <= 56).
+func (d *decoder) need(n uint) error {
+	for d.bl < n {
+		if d.inPos >= d.inEnd {
+			d.fill()
+			if d.inPos >= d.inEnd {
+				return d.eofErr()
+			}
+		}
+		d.bb |= uint64(d.in[d.inPos]) << d.bl
+		d.inPos++
+		d.bl += 8
+	}
+	return nil
+}
+
+// refill tops the bit buffer up to at least 56 bits, or to what is left.
+func (d *decoder) refill() {
+	if d.inEnd-d.inPos < 8 {
+		d.fill()
+		if d.inEnd-d.inPos < 8 {
+			for d.bl < 56 && d.inPos < d.inEnd {
+				d.bb |= uint64(d.in[d.inPos]) << d.bl
+				d.inPos++
+				d.bl += 8
+			}
+			return
+		}
+	}
+	d.bb |= binary.LittleEndian.Uint64(d.in[d.inPos:]) << d.bl
+	k := (63 - d.bl) >> 3
+	d.inPos += int(k)
+	d.bl += k << 3
+}
+
+func (d *decoder) eofErr() error {
+	if d.rErr != nil {
+		return d.rErr
+	}
+	return io.ErrUnexpectedEOF
+}
+
+func (d *decoder) corrupt() error {
+	return CorruptInputError(d.inOff + int64(d.inPos))
+}
+
+func (d *decoder) bits(n uint) (uint32, error) {
+	if err := d.need(n); err != nil {
+		return 0, err
+	}
+	v := uint32(d.bb & (1<<n - 1))
+	d.bb >>= n
+	d.bl -= n
+	return v, nil
+}
+
+func (d *decoder) header() error {
+	h, err := d.bits(3)
+	if err != nil {
+		return err
+	}
+	d.final = h&1 == 1
+	switch h >> 1 {
+	case 0:
+		// Drop the rest of this byte; hand back the whole bytes read ahead.
+		d.bb >>= d.bl & 7
+		d.bl -= d.bl & 7
+		d.inPos -= int(d.bl >> 3)
+		d.bb, d.bl = 0, 0
+		if d.inEnd-d.inPos < 4 {
+			d.fill()
+		}
+		if d.inEnd-d.inPos < 4 {
+			return d.eofErr()
+		}
+		b := d.in[d.inPos : d.inPos+4]
+		d.inPos += 4
+		n := int(b[0]) | int(b[1])<<8
+		if uint16(int(b[2])|int(b[3])<<8) != ^uint16(n) {
+			return d.corrupt()
+		}
+		d.stored = n
+	case 1:
+		f := fixed()
+		d.lit, d.dist, d.stored = &f[0], &f[1], -1
+	case 2:
+		if err := d.readTables(); err != nil {
+			return err
+		}
+		d.lit, d.dist, d.stored = &d.dyn[0], &d.dyn[1], -1
+	default:
+		return d.corrupt()
+	}
+	d.inBlock = true
+	return nil
+}
+
+func (d *decoder) readTables() error {
+	h, err := d.bits(14)
+	if err != nil {
+		return err
+	}
+	nlit := int(h&0x1F) + 257
+	ndist := int(h>>5&0x1F) + 1
+	nclen := int(h>>10) + 4
+	if nlit > 286 || ndist > 30 {
+		return d.corrupt()
+	}
+	var cl [19]uint8
+	for i := range nclen {
+		v, err := d.bits(3)
+		if err != nil {
+			return err
+		}
+		cl[codeOrder[i]] = uint8(v)
+	}
+	var clt table
+	var clBuf [1 << 7]uint32
+	clt.e = clBuf[:0]
+	if !clt.build(cl[:], 7, codeLenEntry) {
+		return d.corrupt()
+	}
+	lens := d.lens[:nlit+ndist]
+	for i := 0; i < len(lens); {
+		_ = d.need(7) // fewer bits left may still hold a short code
+		e := clt.e[d.bb&(1<<7-1)]
+		n := uint(e & 0xFF)
+		if e&kindMask == kInvalid {
+			return d.corrupt()
+		}
+		if n > d.bl {
+			return d.eofErr()
+		}
+		d.bb >>= n
+		d.bl -= n
+		x := e >> 16
+		if x < 16 {
+			lens[i] = uint8(x)
+			i++
+			continue
+		}
+		var rep, nb uint32
+		var v uint8
+		switch x {
+		case 16:
+			if i == 0 {
+				return d.corrupt()
+			}
+			rep, nb, v = 3, 2, lens[i-1]
+		case 17:
+			rep, nb = 3, 3
+		default:
+			rep, nb = 11, 7
+		}
+		b, err := d.bits(uint(nb))
+		if err != nil {
+			return err
+		}
+		rep += b
+		if i+int(rep) > len(lens) {
+			return d.corrupt()
+		}
+		for range rep {
+			lens[i] = v
+			i++
+		}
+	}
+	if !d.dyn[0].build(lens[:nlit], litBits, litEntry) || !d.dyn[1].build(lens[nlit:], distBits, distEntry) {
+		return d.corrupt()
+	}
+	return nil
+}
+
+func (d *decoder) copyStored() error {
+	for d.stored > 0 && d.outPos < outSize {
+		if d.inPos >= d.inEnd {
+			d.fill()
+			if d.inPos >= d.inEnd {
+				return d.eofErr()
+			}
+		}
+		n := copy(d.out[d.outPos:min(outSize, d.outPos+d.stored)], d.in[d.inPos:d.inEnd])
+		d.inPos += n
+		d.outPos += n
+		d.stored -= n
+	}
+	if d.stored == 0 {
+		d.inBlock, d.stored = false, -1
+	}
+	return nil
+}
+
+// huffman decodes symbols of a Huffman block until its end or until the
+// output is nearly full. Each symbol starts with at least 56 bits in the
+// buffer, or all that is left of the input: enough for a length, its
+// extra bits, a distance and its extra bits (48 at most).
+func (d *decoder) huffman() error {
+	lit, dist := d.lit.e, d.dist.e
+	litMask, distMask := uint64(1)<<d.lit.bits-1, uint64(1)<<d.dist.bits-1
+	out := d.out[:outSize]
+	outPos := d.outPos
+	// The decoder's state lives in locals here (registers), put back in d
+	// before anything that reads it there.
+	in, inPos, inEnd := d.in, d.inPos, d.inEnd
+	bb, bl := d.bb, d.bl
+	for outPos <= outSize-maxMatch {
+		if inEnd-inPos >= 8 {
+			bb |= binary.LittleEndian.Uint64(in[inPos:]) << bl
+			k := (63 - bl) >> 3
+			inPos += int(k)
+			bl += k << 3
+		} else {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			d.refill()
+			in, inPos, inEnd, bb, bl = d.in, d.inPos, d.inEnd, d.bb, d.bl
+		}
+		e := lit[bb&litMask]
+		if e&kindMask == kLink {
+			e = lit[(e>>16)+uint32(bb>>(e&0xFF))&(1<<(e>>8&0xF)-1)]
+		}
+		n := uint(e & 0xFF)
+		if n > bl {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.eofErr()
+		}
+		switch e & kindMask {
+		case kLiteral:
+			bb >>= n
+			bl -= n
+			out[outPos] = byte(e >> 16)
+			outPos++
+			// A second literal needs no refill: 56 bits hold two codes.
+			e = lit[bb&litMask]
+			if e&kindMask != kLiteral || uint(e&0xFF) > bl {
+				continue
+			}
+			n = uint(e & 0xFF)
+			bb >>= n
+			bl -= n
+			out[outPos] = byte(e >> 16)
+			outPos++
+			continue
+		case kEnd:
+			bb >>= n
+			bl -= n
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			d.inBlock = false
+			return nil
+		case kInvalid:
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.corrupt()
+		}
+		bb >>= n
+		bl -= n
+		// A length, then its distance.
+		xb := uint(e >> 8 & 0xF)
+		if xb > bl {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.eofErr()
+		}
+		length := int(e>>16) + int(bb&(1<<xb-1))
+		bb >>= xb
+		bl -= xb
+		e = dist[bb&distMask]
+		if e&kindMask == kLink {
+			e = dist[(e>>16)+uint32(bb>>(e&0xFF))&(1<<(e>>8&0xF)-1)]
+		}
+		n = uint(e & 0xFF)
+		xb = uint(e >> 8 & 0xF)
+		if n > bl {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.eofErr()
+		}
+		if e&kindMask == kInvalid {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.corrupt()
+		}
+		if n+xb > bl {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.eofErr()
+		}
+		bb >>= n
+		dst := int(e>>16) + int(bb&(1<<xb-1))
+		bb >>= xb
+		bl -= n + xb
+		if dst > outPos {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.corrupt()
+		}
+		from := outPos - dst
+		if dst >= length {
+			copy(out[outPos:outPos+length], out[from:from+length])
+			outPos += length
+			continue
+		}
+		// Overlapping: the pattern of dst bytes repeats; copy it in
+		// doubling runs.
+		end := outPos + length
+		for outPos < end {
+			outPos += copy(out[outPos:end], out[from:outPos])
+		}
+	}
+	d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+	return nil
+}
