@@ -16,8 +16,9 @@ import (
 // catalog, plus any manifest the caller has) that the index has makes that
 // release available; a runtime version that no known release has stands for
 // a release the table does not know yet, named by its CUDA major.minor and
-// the patch after the newest known one of that major.minor (12.5.1 after
-// 12.5.0; 13.5.0 when none is known). The index's cuda-toolkit
+// a patch past the newest known one and past the older runtimes of that
+// major.minor on the index (12.5.1 after 12.5.0; 12.2.2 after runtimes
+// 12.2.53 and 12.2.128; 13.5.0 when there is nothing before it). The index's cuda-toolkit
 // meta-package, where it has one, names its releases outright (see
 // ToolkitReleases, WithToolkit).
 
@@ -123,10 +124,20 @@ func Offers(known []Release, runtime []string) []Offer {
 		if n := newestKnown[mm]; n != "" && compareVersions(v, n) < 0 {
 			continue
 		}
-		name := mm + ".0"
+		// Its patch: past the newest known one, and past each older
+		// runtime of the major.minor on the index (each was a release:
+		// 12.2.53, 12.2.128 → 12.2.140 is 12.2.2).
+		patch := 0
 		if p, ok := newestPatch[mm]; ok {
-			name = mm + "." + strconv.Itoa(p+1)
+			patch = p + 1
 		}
+		older := 0
+		for _, w := range have {
+			if majorMinor(w) == mm && compareVersions(w, v) < 0 {
+				older++
+			}
+		}
+		name := mm + "." + strconv.Itoa(max(patch, older))
 		out = append(out, Offer{Release: Release{Version: name}, Runtime: v})
 	}
 	slices.SortStableFunc(out, func(a, b Offer) int {
