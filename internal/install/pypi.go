@@ -150,15 +150,15 @@ func installsCompiler(sel pypi.Selection) bool {
 // meta-package over it (its releases by their real names, their wheels as
 // it pins them). The list is also cached for shell completion.
 func (in *Installer) pypiOffers(ctx context.Context, idx *pypi.Index) ([]pypi.Offer, []pypi.Release, error) {
+	byProject, err := idx.ManyVersions(ctx, pypi.RuntimeProjects())
+	if err != nil {
+		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w", idx.URL(), err)
+	}
 	toolkit, err := idx.ToolkitReleases(ctx, in.opts.CacheDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w", idx.URL(), err)
 	}
 	known := pypi.WithToolkit(in.knownReleases(ctx), toolkit)
-	byProject, err := idx.ManyVersions(ctx, pypi.RuntimeProjects())
-	if err != nil {
-		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w", idx.URL(), err)
-	}
 	var runtime []string
 	for _, vs := range byProject {
 		runtime = append(runtime, vs...)
