@@ -155,10 +155,7 @@ func ToolkitRelease(version string, requires []string) (rel Release, ok bool, er
 		if !strings.HasPrefix(d.Project, "nvidia-") {
 			return Release{}, false, fmt.Errorf("its \"all\" extra requires %s, which is not an NVIDIA wheel; refusing the index's meta-package", strconv.Quote(truncate(d.Project, 60)))
 		}
-		pin := d.Exact()
-		if len(d.Specifiers) == 1 && d.Specifiers[0].Op == "==" {
-			pin = strings.TrimSuffix(d.Specifiers[0].Version, ".*")
-		}
+		pin := toolkitPin(d)
 		if pin == "" {
 			return Release{}, false, fmt.Errorf("its \"all\" extra requires %s%s, not one exact version", d.Project, truncate(d.SpecString(), 60))
 		}
@@ -183,6 +180,27 @@ func ToolkitRelease(version string, requires []string) (rel Release, ok bool, er
 	}
 	slices.SortFunc(rel.Components, func(a, b Component) int { return strings.Compare(a.ID, b.ID) })
 	return rel, true, nil
+}
+
+// toolkitPin is the version a meta-package requirement pins: X for ==X.*
+// or ==X, and for the range NVIDIA writes for nvJitLink from 12.9.2 on
+// (>=13.0.88,<14: any newer build of the major links) its lower bound, the
+// release's own build. "" for anything else.
+func toolkitPin(d Dependency) string {
+	if len(d.Specifiers) == 1 && d.Specifiers[0].Op == "==" {
+		return strings.TrimSuffix(d.Specifiers[0].Version, ".*")
+	}
+	lower := ""
+	for _, sp := range d.Specifiers {
+		switch {
+		case sp.Op == ">=" && lower == "":
+			lower = sp.Version
+		case sp.Op == "<" && !strings.Contains(sp.Version, "*"):
+		default:
+			return ""
+		}
+	}
+	return lower
 }
 
 // WithToolkit merges the meta-package's releases into cudaenv's table: a

@@ -158,7 +158,8 @@ func TestAHostileMetaPackageIsRefused(t *testing.T) {
 		want     string
 	}{
 		{"a pin on a project that is not NVIDIA's", []string{rt, "evil-nvcc==13.5.37; extra == 'all'"}, `requires "evil-nvcc", which is not an NVIDIA wheel`},
-		{"a range instead of a pin", []string{rt, "nvidia-cuda-nvcc>=13; extra == 'all'"}, "nvidia-cuda-nvcc>=13, not one exact version"},
+		{"a range that names no build", []string{rt, "nvidia-cuda-nvcc<14; extra == 'all'"}, "nvidia-cuda-nvcc<14, not one exact version"},
+		{"a range that excludes builds", []string{rt, "nvidia-cuda-nvcc>=13.5.37,!=13.5.38; extra == 'all'"}, "not one exact version"},
 		{"another major's wheel", []string{rt, "nvidia-cuda-nvcc-cu12==12.9.86.*; extra == 'all'"}, "a CUDA 12 wheel, for CUDA 13.5.0"},
 		{"a version that is not digits and dots", []string{"nvidia-cuda-runtime==13.5.37.post1; extra == 'all'"}, "is not digits and dots"},
 		{"one component twice", []string{rt, "nvidia-cuda-runtime==13.5.38.*; extra == 'all'"}, "requires nvidia-cuda-runtime twice"},
@@ -177,6 +178,25 @@ func TestAHostileMetaPackageIsRefused(t *testing.T) {
 	// one) is not a release list: the table decides.
 	if _, ok, err := pypi.ToolkitRelease("13.2.2", []string{"nvidia-cublas==13.3.0.5; extra == 'cublas'"}); ok || err != nil {
 		t.Errorf("partial meta-package: %v, %v", ok, err)
+	}
+}
+
+// From 12.9.2 on NVIDIA pins nvJitLink as a range (nvidia-nvjitlink<14,>=13.4.52
+// for 13.4.1.0, ../shared/nvidia/compat/cuda_toolkit_pypi.tsv): its lower
+// bound is the release's own build.
+func TestAMetaPackageRangeMeansItsLowerBound(t *testing.T) {
+	rel, ok, err := pypi.ToolkitRelease("13.4.1", []string{
+		"nvidia-cuda-runtime==13.4.60.*; (sys_platform == 'linux' or sys_platform == 'win32') and extra == 'all'",
+		"nvidia-nvjitlink<14,>=13.4.52; (sys_platform == 'linux' or sys_platform == 'win32') and extra == 'all'",
+		"nvidia-nvjitlink<14,>=13.4.52; (sys_platform == 'linux' or sys_platform == 'win32') and extra == 'nvjitlink'",
+	})
+	if err != nil || !ok {
+		t.Fatalf("%v, %v", ok, err)
+	}
+	table, _ := pypi.CatalogRelease("13.4.1")
+	want, _ := table.Component("libnvjitlink")
+	if c, _ := rel.Component("libnvjitlink"); c.Version != "13.4.52" || want.Version != c.Version {
+		t.Fatalf("nvJitLink %+v; the table's %+v", c, want)
 	}
 }
 
@@ -228,5 +248,58 @@ func TestWithToolkitPinsTheTablesReleaseAsTheMetaPackageDoes(t *testing.T) {
 	again, _ := pypi.CatalogRelease("13.4.2")
 	if n, _ := again.Component("cuda_nvcc"); n.Version != c.Version {
 		t.Errorf("the catalog changed: %v", n)
+	}
+}
+
+// testdata/cuda_toolkit_pypi.tsv is ../shared/nvidia/compat/cuda_toolkit_pypi.tsv:
+// the "all" pins of every cuda-toolkit release on PyPI. Each reads as a
+// release (pre-releases aside), and where the table has the release, the
+// meta-package pins the table's versions.
+func TestEveryRealMetaPackageReadsAsItsRelease(t *testing.T) {
+	data, err := os.ReadFile("testdata/cuda_toolkit_pypi.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string][]string{}
+	var order []string
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Split(l, "\t")
+		if strings.HasPrefix(l, "#") || len(f) < 5 || f[0] == "cuda_toolkit" {
+			continue
+		}
+		systems := "sys_platform == 'linux'"
+		if strings.Contains(f[4], "windows") {
+			systems += " or sys_platform == 'win32'"
+		}
+		if _, ok := lines[f[0]]; !ok {
+			order = append(order, f[0])
+		}
+		lines[f[0]] = append(lines[f[0]], f[2]+f[3]+"; ("+systems+") and extra == 'all'")
+	}
+	if len(order) < 15 {
+		t.Fatalf("only %d releases in the TSV", len(order))
+	}
+	for _, v := range order {
+		if strings.Contains(v, "rc") {
+			continue
+		}
+		name := v
+		if p := strings.Split(v, "."); len(p) == 4 && p[3] == "0" {
+			name = strings.Join(p[:3], ".")
+		}
+		rel, ok, err := pypi.ToolkitRelease(name, lines[v])
+		if err != nil || !ok {
+			t.Errorf("%s: %v, %v", v, ok, err)
+			continue
+		}
+		table, known := pypi.CatalogRelease(name)
+		if !known {
+			continue
+		}
+		for _, c := range rel.Components {
+			if tc, ok := table.Component(c.ID); !ok || tc.Version != c.Version {
+				t.Errorf("%s: %s %s, the table's %+v", v, c.ID, c.Version, tc)
+			}
+		}
 	}
 }
