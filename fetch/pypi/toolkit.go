@@ -63,13 +63,15 @@ func (ix *Index) ToolkitReleases(ctx context.Context, cacheDir string) ([]Releas
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			f := files[name]
-			meta, err := ix.WheelMetadata(ctx, f, cacheDir)
+			what := ToolkitProject + " " + name
+			meta, err := ix.WheelMetadata(ctx, f, cacheDir) // its error names the file
 			if err == nil {
+				what += " (" + f.Filename + ")"
 				out[i], use[i], err = ToolkitRelease(name, meta.RequiresDist)
 			}
 			if err != nil {
 				mu.Lock()
-				errs = append(errs, fmt.Errorf("%s %s (%s): %w", ToolkitProject, name, f.Filename, err))
+				errs = append(errs, fmt.Errorf("%s: %w", what, err))
 				mu.Unlock()
 			}
 		}()

@@ -156,7 +156,7 @@ func (in *Installer) pypiOffers(ctx context.Context, idx *pypi.Index) ([]pypi.Of
 	}
 	toolkit, err := idx.ToolkitReleases(ctx, in.opts.CacheDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w", idx.URL(), err)
+		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w; nothing was installed: check that CUDAENV_PYPI_INDEX is PyPI or a faithful mirror of it", idx.URL(), err)
 	}
 	known := pypi.WithToolkit(in.knownReleases(ctx), toolkit)
 	var runtime []string
