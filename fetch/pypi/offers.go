@@ -40,7 +40,7 @@ type Offer struct {
 	// component with its version; for an unknown one only the name
 	// (13.5.0) until Index.Complete fills in the components.
 	Release Release
-	Known   bool   // in cudaenv's table (or a manifest the caller passed)
+	Known   bool   // in cudaenv's table (or a manifest or meta-package release the caller passed)
 	Runtime string // the cuda_cudart wheel version that stands for it: 13.0.96
 }
 
