@@ -121,7 +121,8 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 		// to those catalog releases; cuda13.5 adds a CUDA 13.5 the catalog
 		// does not know (as the real index had it); cudnn adds a cuDNN build;
 		// missing leaves a project's wheels out. frameworks adds the torch
-		// wheels of scriptFrameworks.
+		// wheels of scriptFrameworks; toolkit the cuda-toolkit meta-packages
+		// of scriptToolkit.
 		// pypi-index hostile PROJECT KIND [PATH]: the same, with the
 		// project's wheels carrying one of pypitest.Hostile's attacks.
 		"pypi-index": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -149,6 +150,8 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 						{ID: "cuda_crt", Version: "13.5.37"}, {ID: "libnvvm", Version: "13.5.37"},
 						{ID: "cccl", Version: "13.3.5.0.6"}, {ID: "libcublas", Version: "13.10.0.20"},
 					}}))
+				case "toolkit":
+					opts = append(opts, scriptToolkit()...)
 				case "cudnn":
 					v, majors, _ := strings.Cut(val, ":")
 					var ms []int
@@ -167,6 +170,27 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 			ix := pypitest.New(t, opts...)
 			ts.Setenv("CUDAENV_PYPI_INDEX", ix.URL())
 		},
+	}
+}
+
+// scriptToolkit is the cuda-toolkit meta-package as the real index has
+// it (../shared/nvidia/compat/cuda_toolkit_pypi.tsv): 13.5.0, a release the
+// catalog lacks, whose "all" extra pins its wheels (and not the newer
+// cuBLAS the index also has); 13.0.1 uploaded as 13.0.1.0; a pre-release
+// 13.6.0rc1 with its runtime 13.6.46rc1; a 13.7.0 sdist with no wheel.
+func scriptToolkit() []pypitest.Option {
+	r135 := pypi.Release{Version: "13.5.0", Components: []pypi.Component{
+		{ID: "cuda_cudart", Version: "13.5.37"}, {ID: "cuda_nvcc", Version: "13.5.37"},
+		{ID: "cuda_crt", Version: "13.5.37"}, {ID: "libnvvm", Version: "13.5.37"},
+		{ID: "cccl", Version: "13.3.5.0.6"}, {ID: "libcublas", Version: "13.10.0.20"},
+	}}
+	r1301, _ := pypi.CatalogRelease("13.0.1")
+	rc := pypi.Release{Version: "13.6.0", Components: []pypi.Component{{ID: "cuda_cudart", Version: "13.6.46rc1"}}}
+	return []pypitest.Option{
+		pypitest.ExtraRelease(r135), pypitest.ExtraRelease(rc),
+		pypitest.ExtraRelease(pypi.Release{Version: "13.5.9", Components: []pypi.Component{{ID: "libcublas", Version: "13.11.0.1"}}}),
+		pypitest.Frameworks(pypitest.ToolkitWheel(r135, "13.5.0"), pypitest.ToolkitWheel(r1301, "13.0.1.0"), pypitest.ToolkitWheel(rc, "13.6.0rc1")),
+		pypitest.Sdist(pypi.ToolkitProject, "13.7.0"),
 	}
 }
 

@@ -19,6 +19,10 @@ type Release struct {
 	ReleaseDate    string // from the manifest, may be empty
 	ManifestSHA256 string // sha256 of the manifest file the release came from
 	Components     []Component
+	// FromToolkit marks a release known only from the index's cuda-toolkit
+	// meta-package (see ToolkitReleases): no manifest, its wheels as the
+	// meta-package pins them.
+	FromToolkit bool
 }
 
 // Component is a redist component with its version.

@@ -134,7 +134,7 @@ func (ix *Index) Complete(ctx context.Context, o Offer, known []Release, sel Sel
 			}
 		}
 		tracking := majorMinor(c.Version) == majorMinor(ref.Version)
-		v := pickComponentVersion(avail[projects[c.ID]], tracking, o.Name(), prevV, nextV)
+		v := pickComponentVersion(avail[projects[c.ID]], tracking, majorMinor(o.Name()), prevV, nextV)
 		if c.ID == "cuda_cudart" {
 			v = canonical(o.Runtime)
 		}

@@ -3,6 +3,7 @@ package pypi
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	cudaver "github.com/cudaenv/cudaenv/internal/version"
@@ -14,7 +15,12 @@ import (
 // every cuda_cudart version of a release in cudaenv's table (the built-in
 // catalog, plus any manifest the caller has) that the index has makes that
 // release available; a runtime version that no known release has stands for
-// a release the table does not know yet, named by its CUDA major.minor.
+// a release the table does not know yet, named by its CUDA major.minor and
+// a patch past the newest known one and past the older runtimes of that
+// major.minor on the index (12.5.1 after 12.5.0; 12.2.2 after runtimes
+// 12.2.53 and 12.2.128; 13.5.0 when there is nothing before it). The index's cuda-toolkit
+// meta-package, where it has one, names its releases outright (see
+// ToolkitReleases, WithToolkit).
 
 // RuntimeProjects are the projects whose versions list the CUDA releases
 // an index has.
@@ -32,13 +38,13 @@ func RuntimeProjects() []string {
 type Offer struct {
 	// Release is the release as far as it is known: for a known one every
 	// component with its version; for an unknown one only the name
-	// (major.minor: "13.5") until Index.Complete fills in the components.
+	// (13.5.0) until Index.Complete fills in the components.
 	Release Release
-	Known   bool   // in cudaenv's table (or a manifest the caller passed)
+	Known   bool   // in cudaenv's table (or a manifest or meta-package release the caller passed)
 	Runtime string // the cuda_cudart wheel version that stands for it: 13.0.96
 }
 
-// Name is what the release is called: 13.0.2, or 13.5 when unknown.
+// Name is what the release is called: 13.0.2.
 func (o Offer) Name() string { return o.Release.Version }
 
 // Note says what is special about the offer, or "": a release the table
@@ -49,6 +55,9 @@ func (o Offer) Note() string {
 	}
 	if b, ok := o.Release.BrokenWheel(); ok {
 		return "cannot link programs: " + b.Reason
+	}
+	if o.Release.FromToolkit {
+		return "not in cudaenv's table: its wheels as the index's " + ToolkitProject + " " + o.Release.Version + " pins them"
 	}
 	return ""
 }
@@ -77,7 +86,16 @@ func Offers(known []Release, runtime []string) []Offer {
 	var out []Offer
 	used := map[string]bool{}
 	newestKnown := map[string]string{} // major.minor → newest runtime of a known release
+	newestPatch := map[string]int{}    // major.minor → newest patch of a known release
 	for _, r := range known {
+		if parts := strings.Split(r.Version, "."); len(parts) == 3 {
+			if n, err := strconv.Atoi(parts[2]); err == nil {
+				mm := parts[0] + "." + parts[1]
+				if p, ok := newestPatch[mm]; !ok || n > p {
+					newestPatch[mm] = n
+				}
+			}
+		}
 		c, ok := r.Component("cuda_cudart")
 		if !ok {
 			continue
@@ -106,7 +124,21 @@ func Offers(known []Release, runtime []string) []Offer {
 		if n := newestKnown[mm]; n != "" && compareVersions(v, n) < 0 {
 			continue
 		}
-		out = append(out, Offer{Release: Release{Version: mm}, Runtime: v})
+		// Its patch: past the newest known one, and past each older
+		// runtime of the major.minor on the index (each was a release:
+		// 12.2.53, 12.2.128 → 12.2.140 is 12.2.2).
+		patch := 0
+		if p, ok := newestPatch[mm]; ok {
+			patch = p + 1
+		}
+		older := 0
+		for _, w := range have {
+			if majorMinor(w) == mm && compareVersions(w, v) < 0 {
+				older++
+			}
+		}
+		name := mm + "." + strconv.Itoa(max(patch, older))
+		out = append(out, Offer{Release: Release{Version: name}, Runtime: v})
 	}
 	slices.SortStableFunc(out, func(a, b Offer) int {
 		if c := compareVersions(a.Runtime, b.Runtime); c != 0 {

@@ -29,15 +29,18 @@ func names(offers []pypi.Offer) []string {
 
 func TestOffersAreTheIndexsReleasesNamedByTheTable(t *testing.T) {
 	offers := pypi.Offers(pypi.CatalogReleases(), realRuntimes)
-	want := strings.Fields(`12.0 12.1.1 12.2 12.3.1 12.4.0 12.4.1 12.5.0 12.5 12.6.1 12.6.2 12.6.3 12.8.1 12.8.2 12.9.0 12.9.2
-		13.0.0 13.0.1 13.0.2 13.0.3 13.1.1 13.1.2 13.2.0 13.2.1 13.2.2 13.3 13.4.1 13.4.2 13.5`)
+	// Each once, by its full version: 12.5.82 is 12.5.1, after the table's
+	// 12.5.0 (issue #22, item 7); 12.2.140 is 12.2.2, after two older 12.2
+	// runtimes.
+	want := strings.Fields(`12.0.1 12.1.1 12.2.2 12.3.1 12.4.0 12.4.1 12.5.0 12.5.1 12.6.1 12.6.2 12.6.3 12.8.1 12.8.2 12.9.0 12.9.2
+		13.0.0 13.0.1 13.0.2 13.0.3 13.1.1 13.1.2 13.2.0 13.2.1 13.2.2 13.3.0 13.4.1 13.4.2 13.5.0`)
 	if got := names(offers); !slices.Equal(got, want) {
 		t.Fatalf("offers:\n got %v\nwant %v", got, want)
 	}
 	for _, o := range offers {
 		switch {
-		case o.Name() == "13.5" && (o.Known || o.Runtime != "13.5.37" || !strings.Contains(o.Note(), "not in cudaenv's table: the runtime is nvidia-cuda-runtime 13.5.37")):
-			t.Errorf("13.5: %+v, note %q", o, o.Note())
+		case o.Name() == "13.5.0" && (o.Known || o.Runtime != "13.5.37" || !strings.Contains(o.Note(), "not in cudaenv's table: the runtime is nvidia-cuda-runtime 13.5.37")):
+			t.Errorf("13.5.0: %+v, note %q", o, o.Note())
 		case o.Name() == "13.0.0" && !strings.Contains(o.Note(), "cannot link programs"):
 			t.Errorf("13.0.0 note = %q", o.Note())
 		case o.Name() == "13.0.2" && o.Note() != "":
@@ -67,14 +70,14 @@ func TestPickOfferTakesTheNewestThatWorks(t *testing.T) {
 		want, err  string
 	}{
 		{"a minor means its newest patch", "13.0", true, "13.0.3", ""},
-		{"a major means its newest release, known or not", "13", true, "13.5", ""},
+		{"a major means its newest release, known or not", "13", true, "13.5.0", ""},
 		{"12.4 is 12.4.1", "12.4", false, "12.4.1", ""},
-		{"a minor the table lacks", "12.2", false, "12.2", ""},
+		{"a minor the table lacks", "12.2", false, "12.2.2", ""},
 		{"an exact broken release is refused with the nearest that works", "13.0.0", true, "",
 			"CUDA 13.0.0 from PyPI cannot link programs: its nvidia-cuda-nvcc 13.0.48 wheel lacks bin/crt/link.stub and bin/crt/prelink.stub, so nvcc compiles objects but links no program (CMake's compiler check fails too); install the nearest release whose wheels work instead: cudaenv install 13.0.1 --source pypi"},
 		{"libraries only may take the broken release", "13.0.0", false, "13.0.0", ""},
 		{"nothing matches", "12.7", false, "",
-			"no CUDA release matching 12.7 has wheels on https://idx/simple/; it has 12.0, 12.1.1, 12.2, 12.3.1, 12.4.0, 12.4.1, 12.5.0, 12.5, 12.6.1, 12.6.2, 12.6.3, 12.8.1, 12.8.2, 12.9.0, 12.9.2"},
+			"no CUDA release matching 12.7 has wheels on https://idx/simple/; it has 12.0.1, 12.1.1, 12.2.2, 12.3.1, 12.4.0, 12.4.1, 12.5.0, 12.5.1, 12.6.1, 12.6.2, 12.6.3, 12.8.1, 12.8.2, 12.9.0, 12.9.2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,7 +118,7 @@ func TestPickVersionMatchesWholeParts(t *testing.T) {
 }
 
 // A release the table does not know (a CUDA 13.5 on the index) is offered
-// under its major.minor and installable: its components come from the
+// under its full version (13.5.0) and installable: its components come from the
 // newest known release of the major, at the versions the index has.
 func TestCompleteFillsInAReleaseTheTableDoesNotKnow(t *testing.T) {
 	next := pypi.Release{Version: "13.5.0", Components: []pypi.Component{
@@ -138,7 +141,7 @@ func TestCompleteFillsInAReleaseTheTableDoesNotKnow(t *testing.T) {
 		runtime = append(runtime, vs...)
 	}
 	offers := pypi.Offers(pypi.CatalogReleases(), runtime)
-	if got := names(offers); !slices.Equal(got, []string{"13.4.2", "13.5"}) {
+	if got := names(offers); !slices.Equal(got, []string{"13.4.2", "13.5.0"}) {
 		t.Fatalf("offers = %v", got)
 	}
 	rel, err := idx.Complete(ctx, offers[1], pypi.CatalogReleases(), pypi.Selection{Profile: pypi.ProfileMinimal})
@@ -150,7 +153,7 @@ func TestCompleteFillsInAReleaseTheTableDoesNotKnow(t *testing.T) {
 		got[c.ID] = c.Version
 	}
 	want := map[string]string{"cuda_cudart": "13.5.37", "cuda_nvcc": "13.5.37", "cuda_crt": "13.5.37", "libnvvm": "13.5.37", "cccl": "13.3.5.0.6"}
-	if rel.Version != "13.5" || !mapsEqual(got, want) {
+	if rel.Version != "13.5.0" || !mapsEqual(got, want) {
 		t.Fatalf("release %s: %v, want %v", rel.Version, got, want)
 	}
 	reqs, err := pypi.Plan(rel, pypi.LinuxX86_64, pypi.Selection{Profile: pypi.ProfileMinimal})

@@ -406,7 +406,8 @@ func allWheelVersions(page *Page) []string {
 
 // releaseFromRuntime finds the release of a pinned CUDA runtime wheel: the
 // newest known release whose runtime satisfies the pin and whose other
-// components satisfy theirs; failing that, the runtime's major.minor.
+// components satisfy theirs; failing that, the release Offers names for
+// the runtime (13.5.0).
 func (ix *Index) releaseFromRuntime(ctx context.Context, out *Pins, runtime Dependency, deps []Dependency) error {
 	var runtimes []string
 	if v := runtime.Exact(); v != "" {

@@ -134,8 +134,9 @@ type SkippedWheel struct {
 }
 
 // UnlistedRelease: the PyPI index has a CUDA release that cudaenv's table
-// does not know; it is installed under its major.minor (Release) with the
-// newest wheels that fit, and Note says so.
+// does not know; it is installed under its full version (Release) with the
+// wheels its cuda-toolkit meta-package pins, else the newest that fit, and
+// Note says so.
 type UnlistedRelease struct {
 	Release, Note string
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/cudaenv/cudaenv/fetch/pypi"
 	"github.com/cudaenv/cudaenv/internal/lockfile"
@@ -67,6 +68,9 @@ func (in *Installer) lockedWheelVersions(ctx context.Context, lp *lockfile.Produ
 	if *known == nil {
 		*known = in.knownReleases(ctx)
 	}
+	if !slices.ContainsFunc(*known, func(r pypi.Release) bool { return r.Version == lp.Release }) {
+		*known = in.withIndexToolkit(ctx, *known)
+	}
 	for _, r := range *known {
 		if r.Version != lp.Release {
 			continue
@@ -86,6 +90,26 @@ func (in *Installer) lockedWheelVersions(ctx context.Context, lp *lockfile.Produ
 		return rel.Major(), want, nil
 	}
 	return rel.Major(), nil, nil
+}
+
+// withIndexToolkit adds the releases of the PyPI index's cuda-toolkit
+// meta-package to known, for a locked release the table lacks: an install
+// planned its wheels as the meta-package pins them. Offline, or when the
+// index cannot be read, known is returned as it is (the wheels are then
+// held to their project and version only, as before).
+func (in *Installer) withIndexToolkit(ctx context.Context, known []pypi.Release) []pypi.Release {
+	if in.client.Offline || slices.ContainsFunc(known, func(r pypi.Release) bool { return r.FromToolkit }) {
+		return known
+	}
+	idx, err := in.pypiIndex()
+	if err != nil {
+		return known
+	}
+	toolkit, err := idx.ToolkitReleases(ctx, in.opts.CacheDir)
+	if err != nil {
+		return known
+	}
+	return pypi.WithToolkit(known, toolkit)
 }
 
 // unpackWheelAs unpacks a wheel planned as project==version, refusing

@@ -82,7 +82,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	if err != nil {
 		return nil, fmt.Errorf("install %s --source pypi: %w", sp, err)
 	}
-	if !offer.Known {
+	if !offer.Known || offer.Release.FromToolkit {
 		in.event(UnlistedRelease{Release: offer.Name(), Note: offer.Note()})
 	}
 	reqs, err := pypi.Plan(rel, t.Platform, psel)
@@ -146,13 +146,19 @@ func installsCompiler(sel pypi.Selection) bool {
 }
 
 // pypiOffers lists the CUDA releases the index has, and the known releases
-// they were named with. The list is also cached for shell completion.
+// they were named with: cudaenv's table, with the index's cuda-toolkit
+// meta-package over it (its releases by their real names, their wheels as
+// it pins them). The list is also cached for shell completion.
 func (in *Installer) pypiOffers(ctx context.Context, idx *pypi.Index) ([]pypi.Offer, []pypi.Release, error) {
-	known := in.knownReleases(ctx)
 	byProject, err := idx.ManyVersions(ctx, pypi.RuntimeProjects())
 	if err != nil {
 		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w", idx.URL(), err)
 	}
+	toolkit, err := idx.ToolkitReleases(ctx, in.opts.CacheDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w; nothing was installed: check that CUDAENV_PYPI_INDEX is PyPI or a faithful mirror of it", idx.URL(), err)
+	}
+	known := pypi.WithToolkit(in.knownReleases(ctx), toolkit)
 	var runtime []string
 	for _, vs := range byProject {
 		runtime = append(runtime, vs...)

@@ -85,14 +85,14 @@ func TestPyPIKnownBrokenWheelsAreNeverPicked(t *testing.T) {
 }
 
 // A release the index has and the table does not know is installable,
-// named by its major.minor, with a note.
+// named by its full version (13.5.0, issue #22 item 7), with a note.
 func TestPyPIInstallsAReleaseTheTableDoesNotKnow(t *testing.T) {
 	w, in := pypiWorld(t, pypitest.Releases("13.4.2"), pypitest.ExtraRelease(cuda135))
 	res, err := in.Install(context.Background(), Request{Args: []string{"13"}, Source: "pypi", Profile: "minimal"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 1 || res[0].Label != "CUDA 13.5" || res[0].Components != 5 {
+	if len(res) != 1 || res[0].Label != "CUDA 13.5.0" || res[0].Entry.Name != "13.5.0" || res[0].Components != 5 {
 		t.Fatalf("results = %+v", res)
 	}
 	var notes []UnlistedRelease
@@ -101,7 +101,7 @@ func TestPyPIInstallsAReleaseTheTableDoesNotKnow(t *testing.T) {
 			notes = append(notes, u)
 		}
 	}
-	if len(notes) != 1 || notes[0].Release != "13.5" || !strings.Contains(notes[0].Note, "not in cudaenv's table: the runtime is nvidia-cuda-runtime 13.5.37") {
+	if len(notes) != 1 || notes[0].Release != "13.5.0" || !strings.Contains(notes[0].Note, "not in cudaenv's table: the runtime is nvidia-cuda-runtime 13.5.37") {
 		t.Errorf("notes = %+v", notes)
 	}
 	got := map[string]string{}
@@ -112,7 +112,7 @@ func TestPyPIInstallsAReleaseTheTableDoesNotKnow(t *testing.T) {
 		t.Errorf("components = %v", got)
 	}
 	// Adding a component to it completes the unknown release again.
-	res, err = in.Install(context.Background(), Request{Args: []string{"13.5"}, Source: "pypi", Components: []string{"libcublas"}})
+	res, err = in.Install(context.Background(), Request{Args: []string{"13.5.0"}, Source: "pypi", Components: []string{"libcublas"}})
 	if err != nil || res[0].Outcome != Installed || len(res[0].Entry.Receipt.Components) != 6 {
 		t.Fatalf("adding cuBLAS: %+v, %v", res, err)
 	}
@@ -132,9 +132,9 @@ func TestPyPIListsReleasesAndCachesThemForCompletion(t *testing.T) {
 			if !strings.HasPrefix(r.Note, "cannot link programs:") {
 				t.Errorf("13.0.0 note = %q", r.Note)
 			}
-		case "13.5":
+		case "13.5.0":
 			if !strings.HasPrefix(r.Note, "not in cudaenv's table") {
-				t.Errorf("13.5 note = %q", r.Note)
+				t.Errorf("13.5.0 note = %q", r.Note)
 			}
 		default:
 			if r.Note != "" {
@@ -142,15 +142,15 @@ func TestPyPIListsReleasesAndCachesThemForCompletion(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{"12.4.1", "13.0.0", "13.0.1", "13.4.2", "13.5"}; !slices.Equal(names, want) {
+	if want := []string{"12.4.1", "13.0.0", "13.0.1", "13.4.2", "13.5.0"}; !slices.Equal(names, want) {
 		t.Errorf("releases = %v, want %v", names, want)
 	}
 	if len(w.mirror.Requests()) != 0 {
 		t.Errorf("NVIDIA's server was asked: %v", w.mirror.Requests())
 	}
 	cached := CachedReleases(w.cache, version.CUDA)
-	if len(cached) == 0 || cached[0].String() != "13.5" {
-		t.Errorf("completion sees %v, want 13.5 first", cached)
+	if len(cached) == 0 || cached[0].String() != "13.5.0" {
+		t.Errorf("completion sees %v, want 13.5.0 first", cached)
 	}
 
 	cudnn, err := in.Releases(context.Background(), version.Cudnn, version.MustParse("9.5"), "pypi")

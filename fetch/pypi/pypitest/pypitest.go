@@ -45,6 +45,7 @@ type config struct {
 	entries    map[string][]Entry
 	cudnn      []pypi.CudnnRelease
 	frameworks []FrameworkWheel
+	sdists     [][2]string // project, version
 }
 
 // HTMLOnly makes the index serve PEP 503 HTML whatever the client accepts.
@@ -222,6 +223,7 @@ func New(tb testing.TB, opts ...Option) *Index {
 		}
 	}
 	ix.addFrameworks()
+	ix.addSdists()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/simple/", ix.serveSimple)
 	mux.HandleFunc("/files/", ix.serveFile)
