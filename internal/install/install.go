@@ -499,3 +499,7 @@ func PruneCache(dir string) (int64, error) {
 
 // CacheUsage is the bytes cudaenv's downloads take in the cache dir.
 func CacheUsage(dir string) int64 { return fetch.CacheUsage(dir) }
+
+// AbandonedImports lists the folders killed bundle imports left in the
+// cache dir, and the bytes they hold; it removes nothing.
+func AbandonedImports(dir string) ([]string, int64) { return fetch.AbandonedImports(dir) }
