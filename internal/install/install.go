@@ -81,6 +81,9 @@ func New(o Options) (*Installer, error) {
 		Offline:  o.Offline,
 		Jobs:     o.Jobs,
 		Notice:   o.Notice,
+		// One budget for the stalls of all the command's small documents,
+		// NVIDIA's and PyPI's alike (#19).
+		Budget: fetch.NewBudget(0),
 	}}, nil
 }
 
@@ -479,7 +482,7 @@ func (in *Installer) pypiIndex() (*pypi.Index, error) {
 	// own (a short stall limit), within pypi's total per page.
 	l := in.client.DocumentLimits()
 	l.Total = min(l.Total, time.Minute)
-	opts = append(opts, pypi.WithLimits(l))
+	opts = append(opts, pypi.WithLimits(l), pypi.WithBudget(in.client.Budget))
 	idx, err := pypi.NewIndex(base, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("CUDAENV_PYPI_INDEX: %w", err)
