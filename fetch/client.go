@@ -257,18 +257,30 @@ func RetryNote(delay time.Duration, next, attempts int, left time.Duration) stri
 }
 
 // defaultHTTP leaves response-header timeouts to Limits, which every
-// request goes through, whatever HTTP client the caller sets.
-var defaultHTTP = &http.Client{Transport: func() http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 16
-	return t
-}()}
+// request goes through, whatever HTTP client the caller sets. It is made
+// from http.DefaultTransport on first use, so that a test's guard
+// installed there (LoopbackOnly, in TestMain) holds for it too.
+var defaultHTTP = sync.OnceValue(func() *http.Client {
+	rt := http.DefaultTransport
+	if g, ok := rt.(loopbackOnly); ok {
+		rt = g.rt
+	}
+	if t, ok := rt.(*http.Transport); ok {
+		t = t.Clone()
+		t.MaxIdleConnsPerHost = 16
+		rt = t
+	}
+	if _, ok := http.DefaultTransport.(loopbackOnly); ok {
+		rt = LoopbackOnly(rt)
+	}
+	return &http.Client{Transport: rt}
+})
 
 func (c *Client) httpClient() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
-	return defaultHTTP
+	return defaultHTTP()
 }
 
 // cacheKey separates the index and manifest caches of different bases
@@ -297,7 +309,7 @@ func (e *statusError) Error() string { return e.status }
 
 // retryable reports whether err is worth another attempt.
 func retryable(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrNotLoopback) {
 		return false
 	}
 	var le *LocalError

@@ -233,7 +233,7 @@ func (ix *Index) fetchPage(ctx context.Context, name, pageURL string, limits fet
 	ix.setHeaders(req)
 	resp, err := limits.Do(ix.client, req)
 	if err != nil {
-		return nil, true, fmt.Errorf("read %s: %w", shown, err)
+		return nil, !errors.Is(err, fetch.ErrNotLoopback), fmt.Errorf("read %s: %w", shown, err)
 	}
 	defer resp.Body.Close()
 	switch {
