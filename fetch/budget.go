@@ -12,10 +12,12 @@ import (
 // waits before their retries, all documents together: however the
 // stalls fall (a listing that stalls twice and then answers, then a
 // manifest that stalls; a dozen project pages six at a time), the command
-// gives up by itself once they have cost it the budget. Attempts that
-// succeed cost nothing, however slow, so a slow link is not cut short,
-// and time spent on downloads does not count either. Attempts at the same
-// time cost their overlap once. A Budget is safe for concurrent use.
+// gives up by itself once they have cost it the budget. An attempt that
+// succeeds gives its time back (it is bounded only by what is left when
+// it starts), and time spent on archives does not count, so a command
+// that downloads for an hour between two documents still has its budget.
+// Attempts at the same time cost their overlap once. A Budget is safe
+// for concurrent use.
 type Budget struct {
 	total time.Duration
 	mu    sync.Mutex
