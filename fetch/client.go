@@ -87,8 +87,13 @@ type Client struct {
 	// (15s).
 	DocumentStall time.Duration
 	// DocumentBudget bounds all attempts at the index or a manifest
-	// together; 0 means fetch.DocumentBudget (50s).
+	// together, where Budget is nil; 0 means fetch.DocumentBudget (50s).
 	DocumentBudget time.Duration
+	// Budget, if not nil, bounds the time lost to failed attempts at the
+	// index and the manifests of every client sharing it (and of the PyPI
+	// index given it): one for a whole command, so that it gives up by
+	// itself within the budget however many documents stall.
+	Budget *Budget
 	// Notice, if not nil, is told one line for each retry (what failed and
 	// what is retried when) and for each wait on another process's
 	// download of the same archive. Credentials are masked.
@@ -238,19 +243,44 @@ func (c *Client) noticeRetry(what string, err error, attempt int, delay time.Dur
 	c.notice("%s: %v; retrying in %s (attempt %d of %d)", what, err, seconds(delay), attempt+2, c.retries()+1)
 }
 
+// RetryNote is the end of a retry line for a small document: which
+// attempt comes next and what may end the retries first, the attempts
+// allowed or the budget left (attempts that stall take longer than
+// those refused at once, so no count is sure).
+func RetryNote(delay time.Duration, next, attempts int, left time.Duration) string {
+	if left >= 10*time.Second {
+		left = left.Round(time.Second)
+	} else {
+		left = max(0, left.Round(10*time.Millisecond))
+	}
+	return fmt.Sprintf("retrying in %s (attempt %d of at most %d; %s left for metadata)", seconds(delay), next, attempts, seconds(left))
+}
+
 // defaultHTTP leaves response-header timeouts to Limits, which every
-// request goes through, whatever HTTP client the caller sets.
-var defaultHTTP = &http.Client{Transport: func() http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 16
-	return t
-}()}
+// request goes through, whatever HTTP client the caller sets. It is made
+// from http.DefaultTransport on first use, so that a test's guard
+// installed there (LoopbackOnly, in TestMain) holds for it too.
+var defaultHTTP = sync.OnceValue(func() *http.Client {
+	rt := http.DefaultTransport
+	if g, ok := rt.(loopbackOnly); ok {
+		rt = g.rt
+	}
+	if t, ok := rt.(*http.Transport); ok {
+		t = t.Clone()
+		t.MaxIdleConnsPerHost = 16
+		rt = t
+	}
+	if _, ok := http.DefaultTransport.(loopbackOnly); ok {
+		rt = LoopbackOnly(rt)
+	}
+	return &http.Client{Transport: rt}
+})
 
 func (c *Client) httpClient() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
-	return defaultHTTP
+	return defaultHTTP()
 }
 
 // cacheKey separates the index and manifest caches of different bases
@@ -279,7 +309,7 @@ func (e *statusError) Error() string { return e.status }
 
 // retryable reports whether err is worth another attempt.
 func retryable(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrNotLoopback) {
 		return false
 	}
 	var le *LocalError
@@ -367,10 +397,21 @@ func (c *Client) getSmall(ctx context.Context, what, u string) ([]byte, error) {
 	}
 	// A retry must have a stall limit's worth of the budget left, and no
 	// attempt runs past the budget.
-	l, budget, start := c.DocumentLimits(), c.documentBudget(), time.Now()
+	b := c.Budget
+	if b == nil {
+		b = NewBudget(c.documentBudget())
+	}
+	base, start := c.DocumentLimits(), time.Now()
 	for attempt := 0; ; attempt++ {
-		l.Total = min(l.Total, budget-time.Since(start))
+		l := base
+		left, end := b.Begin()
+		if left <= 0 {
+			end(false)
+			return nil, BudgetSpent(b, attempt)
+		}
+		l.Total = min(l.Total, left)
 		data, err := c.getOnce(ctx, u, l)
+		end(retryable(err)) // an answer (a 404) costs nothing
 		if err == nil {
 			return data, nil
 		}
@@ -378,14 +419,26 @@ func (c *Client) getSmall(ctx context.Context, what, u string) ([]byte, error) {
 		if !retryable(err) || attempt >= c.retries() {
 			return nil, err
 		}
-		if spent := time.Since(start); spent+delay+l.Stall > budget {
-			return nil, fmt.Errorf("%w (gave up after %d attempts in %s)", err, attempt+1, spent.Round(100*time.Millisecond))
+		left = b.Left()
+		if delay+l.Stall > left {
+			return nil, fmt.Errorf("%w (gave up after %d attempts in %s)", err, attempt+1, time.Since(start).Round(100*time.Millisecond))
 		}
-		c.noticeRetry(what, err, attempt, delay)
-		if err := sleep(ctx, delay); err != nil {
+		c.notice("%s: %v; %s", what, err, RetryNote(delay, attempt+2, c.retries()+1, left-delay))
+		if err := b.Wait(ctx, delay); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// BudgetSpent is the error of a document not tried (again) because
+// failed attempts at others spent the budget; it counts as the server
+// being unreachable.
+func BudgetSpent(b *Budget, attempts int) error {
+	why := "not tried: "
+	if attempts > 0 {
+		why = fmt.Sprintf("given up after %d attempts: ", attempts)
+	}
+	return &TimeoutError{why + "stalled or failed requests spent the " + seconds(b.Total()) + " this command allows for metadata"}
 }
 
 const maxSmall = 64 << 20

@@ -81,7 +81,7 @@ func localize(err error, where string) error {
 // missing cache entry (ErrOffline). Callers use it to decide whether
 // another source is worth trying.
 func Unreachable(err error) bool {
-	if err == nil || errors.Is(err, ErrOffline) || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, ErrOffline) || errors.Is(err, context.Canceled) || errors.Is(err, ErrNotLoopback) {
 		return false
 	}
 	var le *LocalError

@@ -87,6 +87,12 @@ func sweepImports(dir string) {
 // removeIfAbandoned deletes one import folder if no running import owns
 // it, and reports whether it did.
 func removeIfAbandoned(path string) bool {
+	return ifAbandoned(path, func() bool { return os.RemoveAll(path) == nil })
+}
+
+// ifAbandoned runs do on one import folder if no running import owns it
+// (holding its lock meanwhile), and returns what do returned.
+func ifAbandoned(path string, do func() bool) bool {
 	st, err := os.Lstat(path)
 	if err != nil || !st.IsDir() || !ownedByMe(st) {
 		return false
@@ -96,7 +102,7 @@ func removeIfAbandoned(path string) bool {
 		if time.Since(st.ModTime()) < unownedAge {
 			return false
 		}
-		return os.RemoveAll(path) == nil
+		return do()
 	}
 	if err != nil {
 		return false
@@ -106,7 +112,22 @@ func removeIfAbandoned(path string) bool {
 		return false // a running import's
 	}
 	defer unlockFile(f)
-	return os.RemoveAll(path) == nil
+	return do()
+}
+
+// AbandonedImports lists the import folders in the cache folder dir that
+// killed imports left (those the next command using the cache, or cache
+// prune, removes) and the bytes they hold. It removes nothing.
+func AbandonedImports(dir string) (paths []string, bytes int64) {
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		p := filepath.Join(dir, de.Name())
+		if de.IsDir() && strings.HasPrefix(de.Name(), ImportPrefix) && ifAbandoned(p, func() bool { return true }) {
+			paths = append(paths, p)
+			bytes += rootfs.Size(p)
+		}
+	}
+	return paths, bytes
 }
 
 // sweepOnce is sweepImports, once per process for each cache folder: the

@@ -37,8 +37,10 @@ const (
 	// DocumentStall bounds the wait for a document's response headers and
 	// any pause in its body.
 	DocumentStall = 15 * time.Second
-	// DocumentBudget bounds all attempts at one document together: a retry
-	// that could not get a DocumentStall's worth of time in it is not made.
+	// DocumentBudget is the default Budget: what a command may lose to
+	// stalled or failed attempts at all its documents together (or at
+	// one, for a Client without a Budget); a retry that could not get a
+	// DocumentStall's worth of time in it is not made.
 	DocumentBudget = 50 * time.Second
 )
 

@@ -65,14 +65,14 @@ func TestASmallDocumentThatStallsIsGivenUpOnWithinItsBudget(t *testing.T) {
 	}{
 		{"a release listing that stalls after its headers is retried as often as Retries says", listing, true, 2, 100 * time.Millisecond, 10 * time.Second,
 			[]string{
-				`^list cuda releases: no data for 100ms; retrying in 1ms \(attempt 2 of 3\)$`,
-				`^list cuda releases: no data for 100ms; retrying in 2ms \(attempt 3 of 3\)$`,
+				`^list cuda releases: no data for 100ms; retrying in 1ms \(attempt 2 of at most 3; [0-9.]+m?s left for metadata\)$`,
+				`^list cuda releases: no data for 100ms; retrying in 2ms \(attempt 3 of at most 3; [0-9.]+m?s left for metadata\)$`,
 			}, `^list cuda releases: no data for 100ms: http://127\.0\.0\.1:\d+/cuda/redist/$`},
 		{"a manifest that stalls after its headers is given up on when the budget has no room for another attempt", manifest, true, 10, 200 * time.Millisecond, 500 * time.Millisecond,
-			[]string{`^get cuda 12\.4\.1 manifest: no data for 200ms; retrying in 1ms \(attempt 2 of 11\)$`},
+			[]string{`^get cuda 12\.4\.1 manifest: no data for 200ms; retrying in 1ms \(attempt 2 of at most 11; [0-9.]+m?s left for metadata\)$`},
 			`^get cuda 12\.4\.1 manifest: no data for 200ms \(gave up after 2 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/redistrib_12\.4\.1\.json$`},
 		{"a listing whose headers never come waits no longer than the stall limit for them", listing, false, 1, 100 * time.Millisecond, 10 * time.Second,
-			[]string{`^list cuda releases: cannot reach 127\.0\.0\.1:\d+: no response headers within 100ms; retrying in 1ms \(attempt 2 of 2\)$`},
+			[]string{`^list cuda releases: cannot reach 127\.0\.0\.1:\d+: no response headers within 100ms; retrying in 1ms \(attempt 2 of at most 2; [0-9.]+m?s left for metadata\)$`},
 			`^list cuda releases: cannot reach 127\.0\.0\.1:\d+: no response headers within 100ms$`},
 	}
 	for _, tt := range tests {
@@ -140,5 +140,69 @@ func TestDocumentLimitsAreShortAndArchivesKeepTheirs(t *testing.T) {
 		SHA256:       hex.EncodeToString(sum[:]), Size: int64(len(body)), URL: srv.URL + "/cuda/redist/cuda_nvcc.tar.xz"}
 	if _, err := c.Obtain(t.Context(), []fetch.Artifact{a}); err != nil {
 		t.Fatalf("an archive that paused for 400ms: %v", err)
+	}
+}
+
+// One budget for a command's documents (#19): a listing that stalls twice
+// and then answers, and then a manifest that stalls, are given up on once
+// their stalls together spent the budget, not each its own.
+func TestDocumentsSharingABudgetStallNoLongerTogetherThanIt(t *testing.T) {
+	var listingHits, stalled atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/cuda/redist/" && listingHits.Add(1) > 2 {
+			w.Write([]byte("<a href='redistrib_12.4.1.json'>redistrib_12.4.1.json</a>\n"))
+			return
+		}
+		stalled.Add(1)
+		w.Header().Set("Content-Length", "100000")
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("{"))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	defer srv.Close()
+	const stall, budget = 100 * time.Millisecond, 450 * time.Millisecond
+	var n notices
+	c := &fetch.Client{Base: srv.URL, CacheDir: t.TempDir(), Retries: 10, RetryDelay: time.Millisecond,
+		DocumentStall: stall, Budget: fetch.NewBudget(budget), Notice: n.add}
+	if _, err := c.Releases(t.Context(), fetch.CUDA, true); err != nil {
+		t.Fatalf("a listing that answers on its third attempt: %v", err)
+	}
+	_, err := c.Manifest(t.Context(), fetch.CUDA, "12.4.1")
+	if err == nil || !fetch.Unreachable(err) || !regexp.MustCompile(`^get cuda 12\.4\.1 manifest: no data for 100ms \(gave up after [12] attempts in \d+ms\): `).MatchString(err.Error()) {
+		t.Fatalf("err = %v\n%s", err, n.String())
+	}
+	// Each stalled request loses a stall limit's worth: together no more
+	// than the budget (each document on its own budget would stall 2+4
+	// times).
+	if got, most := int(stalled.Load()), int(budget/stall); got > most {
+		t.Errorf("%d stalled requests, want at most %d:\n%s", got, most, n.String())
+	}
+	for _, l := range n.lines {
+		if !regexp.MustCompile(`; retrying in \d+ms \(attempt \d+ of at most 11; [0-9.]+m?s left for metadata\)$`).MatchString(l) {
+			t.Errorf("retry line %q", l)
+		}
+	}
+
+	// Once the budget is spent, a document is not even asked for (what
+	// little is left may still go to one short attempt).
+	before := stalled.Load()
+	for i := 0; ; i++ {
+		_, err = c.Manifest(t.Context(), fetch.CUDA, "12.4.1")
+		if err == nil || !fetch.Unreachable(err) {
+			t.Fatalf("err = %v", err)
+		}
+		if strings.Contains(err.Error(), "not tried: stalled or failed requests spent the 450ms this command allows for metadata") {
+			break
+		}
+		if i == 1 {
+			t.Fatalf("still tried after the budget was spent: %v", err)
+		}
+	}
+	if stalled.Load() > before+1 {
+		t.Errorf("asked the server %d times after the budget was spent", stalled.Load()-before)
 	}
 }

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # What a system store costs a shim call: the same shim, in the same
-# project, timed in pairs (shimbench) without and with CUDAENV_SYSTEM_ROOT
+# project, timed in interleaved rounds (clibench) without and with CUDAENV_SYSTEM_ROOT
 # set to a system store of three more toolkits; then with the selection
-# resolving into the system store. Usage: bash bench/shim/system.sh [PAIRS]
+# resolving into the system store. Usage: bash bench/shim/system.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-pairs=${1:-2000}
+rounds=${1:-2000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -trimpath -o "$tmp/cudaenv" ./cmd/cudaenv
 go build -trimpath -o "$tmp/cudaenv-shim" ./cmd/cudaenv-shim
-go build -o "$tmp/shimbench" ./bench/shim
+go build -o "$tmp/clibench" ./bench/cli
 export CUDAENV_ROOT="$tmp/root" CUDAENV_CONFIG_DIR="$tmp/config" CUDAENV_CACHE_DIR="$tmp/cache"
 unset CUDAENV_VERSION __CUDAENV_STATE CUDAENV_SYSTEM_ROOT
 sys="$tmp/opt/cudaenv"
@@ -30,10 +30,10 @@ mkdir -p "$proj/a/b/c"
 echo 12.4 >"$proj/.cuda-version"
 env -0 >"$tmp/without.env"
 { env -0; printf 'CUDAENV_SYSTEM_ROOT=%s\0' "$sys"; } >"$tmp/with.env"
-echo "== the user's 12.4.1: without a system store (left) vs with one (right)"
-"$tmp/shimbench" -n "$pairs" -dir "$proj/a/b/c" -direct-env "$tmp/without.env" -shim-env "$tmp/with.env" "$CUDAENV_ROOT/shims/tiny" "$CUDAENV_ROOT/shims/tiny"
+echo "== the user's 12.4.1: without a system store (without) vs with one (with)"
+"$tmp/clibench" -n "$rounds" -dir "$proj/a/b/c" "without@$tmp/without.env=$CUDAENV_ROOT/shims/tiny" "with@$tmp/with.env=$CUDAENV_ROOT/shims/tiny"
 echo
-echo "== the user's 12.4.1, no system store (left) vs the system store's 12.6.3 (right), by CUDAENV_VERSION"
+echo "== by CUDAENV_VERSION: the user's 12.4.1, no system store (user-12.4) vs the system store's 12.6.3 (system-12.6)"
 { env -0; printf 'CUDAENV_VERSION=12.4\0'; } >"$tmp/without-v.env"
 { env -0; printf 'CUDAENV_SYSTEM_ROOT=%s\0CUDAENV_VERSION=12.6\0' "$sys"; } >"$tmp/with-v.env"
-"$tmp/shimbench" -n "$pairs" -dir "$proj/a/b/c" -direct-env "$tmp/without-v.env" -shim-env "$tmp/with-v.env" "$CUDAENV_ROOT/shims/tiny" "$CUDAENV_ROOT/shims/tiny"
+"$tmp/clibench" -n "$rounds" -dir "$proj/a/b/c" "user-12.4@$tmp/without-v.env=$CUDAENV_ROOT/shims/tiny" "system-12.6@$tmp/with-v.env=$CUDAENV_ROOT/shims/tiny"

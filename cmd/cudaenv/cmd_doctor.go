@@ -135,6 +135,9 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 	in := doctor.Gather(ctx, h, sel)
 	rep := doctor.Run(in)
 	rep.Add(librariesCheck(ctx, e, h, r, in))
+	if c, ok := leftoversCheck(e); ok {
+		rep.Add(c)
+	}
 	if gpu {
 		rep.Add(gpuCheck(ctx, e, h, r, len(in.GPUs) > 0))
 	}

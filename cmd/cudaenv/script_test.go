@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,11 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/fetchtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
+	// No test reaches the internet (NVIDIA's server, pypi.org), in this
+	// process or in the cudaenv a script runs: the clients cudaenv makes
+	// go through http.DefaultTransport, which refuses other hosts than
+	// this machine's here.
+	http.DefaultTransport = fetch.LoopbackOnly(http.DefaultTransport)
 	testscript.Main(m, map[string]func(){
 		"cudaenv": func() { os.Exit(run(os.Args, os.Environ(), os.Stdin, os.Stdout, os.Stderr)) },
 	})

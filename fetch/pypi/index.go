@@ -47,6 +47,7 @@ type Index struct {
 	accept    string
 	limits    fetch.Limits
 	notice    func(string)
+	budget    *fetch.Budget
 }
 
 // IndexOption configures an Index.
@@ -65,6 +66,11 @@ func WithLimits(l fetch.Limits) IndexOption { return func(ix *Index) { ix.limits
 // WithNotice sets a function told one line for each retry: what failed
 // and when it is tried again (credentials masked).
 func WithNotice(f func(line string)) IndexOption { return func(ix *Index) { ix.notice = f } }
+
+// WithBudget shares a budget for the time lost to failed attempts at
+// project pages with the rest of a command's small documents (see
+// fetch.Budget); without one, only WithRetries bounds the attempts.
+func WithBudget(b *fetch.Budget) IndexOption { return func(ix *Index) { ix.budget = b } }
 
 // WithUserAgent sets the User-Agent header sent with index requests.
 func WithUserAgent(ua string) IndexOption { return func(ix *Index) { ix.userAgent = ua } }
@@ -157,19 +163,29 @@ func (ix *Index) project(ctx context.Context, project string) (*Page, error) {
 	shown := fetch.Redact(pageURL)
 	var lastErr error
 	delay := ix.backoff
+	start := time.Now()
 	for attempt := 0; attempt <= ix.retries; attempt++ {
 		if attempt > 0 {
-			if ix.notice != nil {
-				ix.notice(fetch.Redact(fmt.Sprintf("%v; retrying in %s (attempt %d of %d)", lastErr, delay, attempt+1, ix.retries+1)))
-			}
-			select {
-			case <-ctx.Done():
-				return nil, fmt.Errorf("read %s: %w", shown, ctx.Err())
-			case <-time.After(delay):
+			if ix.budget != nil {
+				left := ix.budget.Left()
+				if delay+ix.limits.Stall > left {
+					return nil, fmt.Errorf("%w (gave up after %d attempts in %s)", lastErr, attempt, time.Since(start).Round(100*time.Millisecond))
+				}
+				ix.tell(fmt.Sprintf("%v; %s", lastErr, fetch.RetryNote(delay, attempt+1, ix.retries+1, left-delay)))
+				if err := ix.budget.Wait(ctx, delay); err != nil {
+					return nil, fmt.Errorf("read %s: %w", shown, err)
+				}
+			} else {
+				ix.tell(fmt.Sprintf("%v; retrying in %s (attempt %d of %d)", lastErr, delay, attempt+1, ix.retries+1))
+				select {
+				case <-ctx.Done():
+					return nil, fmt.Errorf("read %s: %w", shown, ctx.Err())
+				case <-time.After(delay):
+				}
 			}
 			delay *= 2
 		}
-		page, retry, err := ix.fetchPage(ctx, name, pageURL)
+		page, retry, err := ix.attempt(ctx, name, pageURL, shown, attempt)
 		if err == nil {
 			return page, nil
 		}
@@ -181,7 +197,33 @@ func (ix *Index) project(ctx context.Context, project string) (*Page, error) {
 	return nil, lastErr
 }
 
-func (ix *Index) fetchPage(ctx context.Context, name, pageURL string) (page *Page, retry bool, err error) {
+// tell passes a retry line to the notice function, credentials masked.
+func (ix *Index) tell(line string) {
+	if ix.notice != nil {
+		ix.notice(fetch.Redact(line))
+	}
+}
+
+// attempt is one try at a page, within what is left of the budget.
+func (ix *Index) attempt(ctx context.Context, name, pageURL, shown string, attempt int) (*Page, bool, error) {
+	if ix.budget == nil {
+		return ix.fetchPage(ctx, name, pageURL, ix.limits)
+	}
+	left, end := ix.budget.Begin()
+	if left <= 0 {
+		end(false)
+		return nil, false, fmt.Errorf("read %s: %w", shown, fetch.BudgetSpent(ix.budget, attempt))
+	}
+	l := ix.limits
+	if l.Total <= 0 || left < l.Total {
+		l.Total = left
+	}
+	page, retry, err := ix.fetchPage(ctx, name, pageURL, l)
+	end(err != nil && retry) // an answer (a 404) costs nothing
+	return page, retry, err
+}
+
+func (ix *Index) fetchPage(ctx context.Context, name, pageURL string, limits fetch.Limits) (page *Page, retry bool, err error) {
 	shown := fetch.Redact(pageURL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pageURL, nil)
 	if err != nil {
@@ -189,9 +231,9 @@ func (ix *Index) fetchPage(ctx context.Context, name, pageURL string) (page *Pag
 	}
 	req.Header.Set("Accept", ix.accept)
 	ix.setHeaders(req)
-	resp, err := ix.limits.Do(ix.client, req)
+	resp, err := limits.Do(ix.client, req)
 	if err != nil {
-		return nil, true, fmt.Errorf("read %s: %w", shown, err)
+		return nil, !errors.Is(err, fetch.ErrNotLoopback), fmt.Errorf("read %s: %w", shown, err)
 	}
 	defer resp.Body.Close()
 	switch {

@@ -81,6 +81,9 @@ func New(o Options) (*Installer, error) {
 		Offline:  o.Offline,
 		Jobs:     o.Jobs,
 		Notice:   o.Notice,
+		// One budget for the stalls of all the command's small documents,
+		// NVIDIA's and PyPI's alike (#19).
+		Budget: fetch.NewBudget(0),
 	}}, nil
 }
 
@@ -480,7 +483,7 @@ func (in *Installer) pypiIndex(extra ...pypi.IndexOption) (*pypi.Index, error) {
 	// own (a short stall limit), within pypi's total per page.
 	l := in.client.DocumentLimits()
 	l.Total = min(l.Total, time.Minute)
-	opts = append(opts, pypi.WithLimits(l))
+	opts = append(opts, pypi.WithLimits(l), pypi.WithBudget(in.client.Budget))
 	idx, err := pypi.NewIndex(base, append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("CUDAENV_PYPI_INDEX: %w", err)
@@ -500,3 +503,7 @@ func PruneCache(dir string) (int64, error) {
 
 // CacheUsage is the bytes cudaenv's downloads take in the cache dir.
 func CacheUsage(dir string) int64 { return fetch.CacheUsage(dir) }
+
+// AbandonedImports lists the folders killed bundle imports left in the
+// cache dir, and the bytes they hold; it removes nothing.
+func AbandonedImports(dir string) ([]string, int64) { return fetch.AbandonedImports(dir) }

@@ -7,9 +7,11 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -41,21 +43,34 @@ func TestAnInstallWhoseMetadataStallsGivesUpByItself(t *testing.T) {
 		w.Write([]byte("<a href='redistrib_12.4.1.json'>redistrib_12.4.1.json</a>\n"))
 		return true
 	}
-	const pypiRetry = `^read http://127\.0\.0\.1:\d+/simple/nvidia-cuda-runtime(-cu1[12])?/: no data for 200ms; retrying in (500ms \(attempt 2|1s \(attempt 3) of 3\)$`
+	var listed atomic.Int32
+	stallsTwice := func(w http.ResponseWriter, r *http.Request) bool {
+		return r.URL.Path == "/cuda/redist/" && listed.Add(1) > 2 && listing(w, r)
+	}
+	const pypiRetry = `^read http://127\.0\.0\.1:\d+/simple/nvidia-cuda-runtime(-cu1[12])?/: no data for 200ms; retrying in (500ms \(attempt 2|1s \(attempt 3) of at most 3; [0-9.]+s left for metadata\)$`
 	tests := []struct {
 		desc   string
 		answer func(w http.ResponseWriter, r *http.Request) bool
 		req    Request
+		budget time.Duration // for all the install's documents
 		lines  []string
 		err    string
 	}{
-		{"the release listing stalls after its headers", nil, Request{Args: []string{"12.4"}},
-			[]string{`^list cuda releases: no data for 200ms; retrying in 1ms \(attempt 2 of 5\)$`},
+		{"the release listing stalls after its headers", nil, Request{Args: []string{"12.4"}}, 500 * time.Millisecond,
+			[]string{`^list cuda releases: no data for 200ms; retrying in 1ms \(attempt 2 of at most 5; [0-9.]+ms left for metadata\)$`},
 			`^install 12\.4: list cuda releases: no data for 200ms \(gave up after 2 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi$`},
-		{"the manifest stalls after its headers", listing, Request{Args: []string{"12.4"}},
-			[]string{`^get cuda 12\.4\.1 manifest: no data for 200ms; retrying in 1ms \(attempt 2 of 5\)$`},
+		{"the manifest stalls after its headers", listing, Request{Args: []string{"12.4"}}, 500 * time.Millisecond,
+			[]string{`^get cuda 12\.4\.1 manifest: no data for 200ms; retrying in 1ms \(attempt 2 of at most 5; [0-9.]+ms left for metadata\)$`},
 			`^install cuda 12\.4\.1: get cuda 12\.4\.1 manifest: no data for 200ms \(gave up after 2 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/redistrib_12\.4\.1\.json; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi$`},
-		{"a PyPI project page stalls after its headers", nil, Request{Args: []string{"12.4"}, Source: "pypi"},
+		// The listing's two stalls leave the manifest one attempt: one
+		// budget for both, not one each.
+		{"the release listing stalls twice and then answers, and the manifest stalls", stallsTwice, Request{Args: []string{"12.4"}}, 700 * time.Millisecond,
+			[]string{
+				`^list cuda releases: no data for 200ms; retrying in 1ms \(attempt 2 of at most 5; [0-9.]+ms left for metadata\)$`,
+				`^list cuda releases: no data for 200ms; retrying in 2ms \(attempt 3 of at most 5; [0-9.]+ms left for metadata\)$`,
+			},
+			`^install cuda 12\.4\.1: get cuda 12\.4\.1 manifest: no data for 200ms \(gave up after 1 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/redistrib_12\.4\.1\.json; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi$`},
+		{"a PyPI project page stalls after its headers", nil, Request{Args: []string{"12.4"}, Source: "pypi"}, 5 * time.Second,
 			// Three pages at once (the runtime's projects), each retried
 			// twice with PyPI's own backoff: one line per retry.
 			[]string{pypiRetry, pypiRetry, pypiRetry, pypiRetry, pypiRetry, pypiRetry},
@@ -72,9 +87,9 @@ func TestAnInstallWhoseMetadataStallsGivesUpByItself(t *testing.T) {
 				o.Mirror, o.PyPIIndex = srv.URL, srv.URL+"/simple/"
 				o.Notice = func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() }
 			})
-			// A stall limit of 200ms (15s by default), and a budget with
-			// room for two attempts at a document (three by default).
-			in.client.DocumentStall, in.client.DocumentBudget, in.client.RetryDelay = 200*time.Millisecond, 500*time.Millisecond, time.Millisecond
+			// A stall limit of 200ms (15s by default), and a budget for the
+			// stalls of all the install's documents (50s by default).
+			in.client.DocumentStall, in.client.Budget, in.client.RetryDelay = 200*time.Millisecond, fetch.NewBudget(tt.budget), time.Millisecond
 			_, err := in.Install(context.Background(), tt.req)
 			if err == nil || !regexp.MustCompile(tt.err).MatchString(err.Error()) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("err = %v, want one line matching %s", err, tt.err)
