@@ -16,8 +16,8 @@ const (
 	// extensions build against (fetch.InExtensions). From CUDA 11 and 12
 	// wheels, which carry no nvcc, it is their libraries and headers only.
 	ProfileExtensions = "extensions"
-	ProfileDefault = "default"
-	ProfileFull    = "full"
+	ProfileDefault    = "default"
+	ProfileFull       = "full"
 )
 
 // Project returns the wheel project for a redist component and CUDA major:
