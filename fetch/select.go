@@ -41,18 +41,12 @@ var minimalSet = map[string]bool{
 	"cudnn": true,
 }
 
-// ExtensionHeaders are the CUDA headers PyTorch's ATen/cuda/CUDAContext.h
-// includes (through CUDAContextLight.h and ATen/cuda/Exceptions.h:
-// cuda_runtime_api.h, cublas_v2.h, cublasLt.h, cusparse.h, cusolverDn.h,
-// cusolver_common.h), so a C++/CUDA extension that includes it builds only
-// where they are; source: pytorch/pytorch aten/src/ATen/cuda/.
-var ExtensionHeaders = []string{"cuda_runtime_api.h", "cublas_v2.h", "cublasLt.h", "cusparse.h", "cusolverDn.h", "cusolver_common.h"}
-
 // extensionsSet is "minimal" plus what framework extensions build against
 // (torch.utils.cpp_extension, flash-attn, xformers, detectron2): the
 // libraries whose headers ATen's CUDA headers include (cuBLAS, cuSPARSE,
 // cuSOLVER), those extensions commonly use (cuRAND, cuFFT, NVTX, NVRTC,
 // the profiler API) and nvJitLink, which cuSPARSE and cuSOLVER load.
+// compat.ExtensionHeaders names the headers.
 var extensionsSet = map[string]bool{
 	"libcublas": true, "libcusparse": true, "libcusolver": true,
 	"libcurand": true, "libcufft": true, "libnvjitlink": true,
