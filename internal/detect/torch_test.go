@@ -62,9 +62,9 @@ func TestTorch(t *testing.T) {
 	t.Run("the Python's version and the CUDA pins of torch's METADATA are read, hostile lines left out", func(t *testing.T) {
 		site := "/home/u/.venv/lib/python3.12/site-packages"
 		files := map[string]string{
-			"usr/bin/python3*":                              "",
-			site + "/torch/version.py":                      "__version__ = '2.15.0+cu132'\ncuda: Optional[str] = '13.2'\n",
-			site + "/torch-2.14.0.dist-info/METADATA":       "Name: torch\nVersion: 2.14.0\nRequires-Dist: nvidia-cudnn-cu13==9.1.0.1\n",
+			"usr/bin/python3*":                        "",
+			site + "/torch/version.py":                "__version__ = '2.15.0+cu132'\ncuda: Optional[str] = '13.2'\n",
+			site + "/torch-2.14.0.dist-info/METADATA": "Name: torch\nVersion: 2.14.0\nRequires-Dist: nvidia-cudnn-cu13==9.1.0.1\n",
 			site + "/torch-2.15.0+cu132.dist-info/METADATA": "Metadata-Version: 2.1\nName: torch\nVersion: 2.15.0+cu132\nRequires-Dist: filelock\n" +
 				"Requires-Dist: cuda-toolkit[cublas,cudart]==13.2.2; platform_system == \"Linux\"\n" +
 				"Requires-Dist: nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\"\n" +
