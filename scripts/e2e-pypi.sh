@@ -269,6 +269,9 @@ EOF
 	have=$(ls "$CUDAENV_ROOT/cudnn" 2>/dev/null | grep -- "-cuda$major\$" | sort -V | tail -1 || true)
 	[[ -z "$have" ]] || cudnn_spec=("cudnn@${have%-cuda*}")
 	local mode=cpp
+	# Without a GPU, cpp_extension has no architecture to build for unless
+	# told (its arch list comes from the visible GPUs).
+	command -v nvidia-smi >/dev/null || export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0}
 	[[ ! -x "$CUDAENV_ROOT/cuda/$cuda/bin/nvcc" ]] || mode=nvcc
 	mkdir -p "$work/ext build"
 	local out code
