@@ -162,7 +162,9 @@ fi
 # (7) a PyTorch extension builds against what install --for installs: see
 # the top. A function, so that ONLY_EXTENSIONS=1 can run it alone.
 torch_extension() {
-	local venv="$work/torch venv"
+	# No space in these paths: cpp_extension writes them unquoted into its
+	# ninja file, and the link fails.
+	local venv="$work/torch-venv"
 	python3 -m venv "$venv"
 	local py="$venv/bin/python"
 	local pip=("$py" -m pip install --quiet --disable-pip-version-check)
@@ -273,10 +275,10 @@ EOF
 	# told (its arch list comes from the visible GPUs).
 	command -v nvidia-smi >/dev/null || export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0}
 	[[ ! -x "$CUDAENV_ROOT/cuda/$cuda/bin/nvcc" ]] || mode=nvcc
-	mkdir -p "$work/ext build"
+	mkdir -p "$work/ext-build"
 	local out code
 	set +e
-	out=$(cd "$work" && cudaenv exec "$cuda" "${cudnn_spec[@]}" -- "$py" ext.py "$mode" "$work/ext build" 2>&1)
+	out=$(cd "$work" && cudaenv exec "$cuda" "${cudnn_spec[@]}" -- "$py" ext.py "$mode" "$work/ext-build" 2>&1)
 	code=$?
 	set -e
 	echo "$out"
