@@ -29,7 +29,7 @@ func HostPlatform(goos, goarch string) (string, error) {
 }
 
 // Profiles names the selection profiles, smallest first.
-var Profiles = []string{"minimal", "default", "full"}
+var Profiles = []string{"minimal", "extensions", "default", "full"}
 
 // minimalSet is what compiles and runs CUDA code. cuda_crt and libnvvm
 // exist from CUDA 13 on, cccl is cuda_cccl's name from 13.3 on; cudnn makes
@@ -40,6 +40,22 @@ var minimalSet = map[string]bool{
 	"cuda_crt": true, "libnvvm": true,
 	"cudnn": true,
 }
+
+// extensionsSet is "minimal" plus what framework extensions build against
+// (torch.utils.cpp_extension, flash-attn, xformers, detectron2): the
+// libraries whose headers ATen's CUDA headers include (cuBLAS, cuSPARSE,
+// cuSOLVER), those extensions commonly use (cuRAND, cuFFT, NVTX, NVRTC,
+// the profiler API) and nvJitLink, which cuSPARSE and cuSOLVER load.
+// compat.ExtensionHeaders names the headers.
+var extensionsSet = map[string]bool{
+	"libcublas": true, "libcusparse": true, "libcusolver": true,
+	"libcurand": true, "libcufft": true, "libnvjitlink": true,
+	"cuda_nvtx": true, "cuda_nvrtc": true, "cuda_profiler_api": true,
+}
+
+// InExtensions reports whether a component belongs to the "extensions"
+// profile.
+func InExtensions(id string) bool { return minimalSet[id] || extensionsSet[id] }
 
 // driverPieces belong to the driver or to datacenter fabric management,
 // not to a toolkit; no profile installs them (explicit Components can).
@@ -139,6 +155,8 @@ func (m *Manifest) Select(sel Selection) ([]Artifact, error) {
 			switch profile {
 			case "minimal":
 				in = minimalSet[id]
+			case "extensions":
+				in = InExtensions(id)
 			case "default":
 				in = !IsDriverPiece(id) && !notDefault[id]
 			case "full":

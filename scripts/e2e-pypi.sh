@@ -24,6 +24,17 @@
 #      the loader fails with "undefined symbol", doctor in the venv names
 #      both versions and fails, and with --libraries=off the program loads.
 #      (ONLY_LIBRARIES=1 runs this step alone, about 250 MB.)
+#   7. install --for torch==<newest on the index> --source pypi installs
+#      the CUDA release and cuDNN that wheel pins, with the headers
+#      ATen/cuda/CUDAContext.h includes (for a CUDA 12 pin it says PyPI's
+#      wheels carry no nvcc); torch goes into a venv (--no-deps, then its
+#      requirements other than the CUDA libraries, which come from
+#      cudaenv's toolkit), and a torch.utils.cpp_extension.load_inline
+#      extension that includes ATen/cuda/CUDAContext.h builds under
+#      cudaenv exec (with a CUDA kernel where the toolkit has nvcc);
+#      calling it without a GPU prints the driver error. TORCH_VERSION=X
+#      picks the release; ONLY_EXTENSIONS=1 runs this step alone (the
+#      torch wheel is about 900 MB).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -40,6 +51,7 @@
 #   SKIP_TORCH=1 scripts/e2e-pypi.sh    # steps 1 and 2 only (~130 MB)
 #   KEEP=1 scripts/e2e-pypi.sh          # keep the work folder for a look
 #   ONLY_LIBRARIES=1 scripts/e2e-pypi.sh  # step 6 only
+#   ONLY_EXTENSIONS=1 scripts/e2e-pypi.sh # step 7 only
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -143,6 +155,146 @@ EOF
 if [[ -n "${ONLY_LIBRARIES:-}" ]]; then
 	libraries_trap
 	printf '\n== ok: doctor catches the undefined-symbol trap and --libraries=off avoids it\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
+# (7) a PyTorch extension builds against what install --for installs: see
+# the top. A function, so that ONLY_EXTENSIONS=1 can run it alone.
+torch_extension() {
+	# No space in these paths: cpp_extension writes them unquoted into its
+	# ninja file, and the link fails.
+	local venv="$work/torch-venv"
+	python3 -m venv "$venv"
+	local py="$venv/bin/python"
+	local pip=("$py" -m pip install --quiet --disable-pip-version-check)
+	[[ -z "${CUDAENV_PYPI_INDEX:-}" ]] || pip+=(--index-url "$CUDAENV_PYPI_INDEX")
+	local torch_version=${TORCH_VERSION:-}
+	if [[ -z "$torch_version" ]]; then
+		# pip index versions prints "torch (2.11.0)" first.
+		torch_version=$("$py" -m pip index versions torch ${CUDAENV_PYPI_INDEX:+--index-url "$CUDAENV_PYPI_INDEX"} 2>/dev/null | sed -n '1s/^torch (\(.*\))$/\1/p')
+		[[ -n "$torch_version" ]] || die "could not read the newest torch on the index"
+	fi
+
+	step "(7a) install --for torch==$torch_version --source pypi: the CUDA and cuDNN its wheel pins, with the extensions profile"
+	local log
+	log=$(cudaenv install --for "torch==$torch_version" --source pypi 2>&1 | tee /dev/stderr)
+	local cuda cudnn
+	cuda=$(sed -n 's/^torch .* wheel pins .* → CUDA \([0-9.]*\)$/\1/p' <<<"$log" | head -1)
+	cudnn=$(sed -n 's/^torch .* wheel pins nvidia-cudnn-cu[0-9]*==\([0-9.]*\).*/\1/p' <<<"$log" | head -1)
+	[[ -n "$cuda" ]] || die "install --for did not say which CUDA the wheel pins"
+	[[ -d "$CUDAENV_ROOT/cuda/$cuda" ]] || die "CUDA $cuda (the wheel's pin) is not installed"
+	local major=${cuda%%.*} h
+	for h in cuda_runtime_api.h cublas_v2.h cublasLt.h cusparse.h cusolverDn.h cusolver_common.h; do
+		[[ -f "$CUDAENV_ROOT/cuda/$cuda/include/$h" ]] || die "CUDA $cuda has no include/$h, which ATen/cuda/CUDAContext.h includes"
+	done
+	if [[ -n "$cudnn" ]]; then
+		# The very build, or the nearest release the index has (said so).
+		[[ -d "$CUDAENV_ROOT/cudnn/$cudnn-cuda$major" ]] || grep -q "installing cuDNN" <<<"$log" || die "cuDNN $cudnn (the wheel's pin) is not installed"
+	fi
+	if [[ $major -lt 13 ]]; then
+		grep -q 'carry no nvcc' <<<"$log" || die "CUDA $cuda from PyPI has no nvcc, and install --for did not say so"
+	fi
+	done_step
+
+	step "(7b) torch $torch_version into a venv, its CUDA libraries from cudaenv"
+	# The torch wheel alone (--no-deps), then the requirements cudaenv does
+	# not install (Python packages, NCCL, cuSPARSELt, NVSHMEM, cuFile): the
+	# CUDA libraries and cuDNN come from the toolkit cudaenv installed.
+	"${pip[@]}" --no-deps "torch==$torch_version"
+	local rest
+	rest=$("$py" - <<'EOF'
+import importlib.metadata as md, re
+from pip._vendor.packaging.requirements import Requirement
+# What cudaenv's extensions profile and cuDNN install; everything else
+# (cuPTI, NCCL, cuSPARSELt, NVSHMEM, cuFile) still comes from wheels.
+ours = re.compile(r"^nvidia-(cuda-runtime|cuda-nvrtc|cublas|cufft|curand|cusolver|cusparse|nvjitlink|nvtx|cudnn)(-cu\d+)?$")
+our_extras = {"cudart", "nvrtc", "cublas", "cufft", "curand", "cusolver", "cusparse", "nvjitlink", "nvtx"}
+out = []
+for line in md.requires("torch") or []:
+    r = Requirement(line)
+    if r.marker is not None and not r.marker.evaluate({"extra": ""}):
+        continue
+    name = r.name.lower().replace("_", "-")
+    if ours.match(name):
+        continue
+    if name == "cuda-toolkit":
+        # The meta-package: keep only the extras cudaenv does not install.
+        rest = sorted(set(r.extras) - our_extras)
+        if rest:
+            out.append("cuda-toolkit[%s]%s" % (",".join(rest), r.specifier))
+        continue
+    out.append(str(r).split(";")[0].strip())
+print("\n".join(out))
+EOF
+)
+	echo "torch's other requirements: $(tr '\n' ' ' <<<"$rest")"
+	# shellcheck disable=SC2086
+	[[ -z "$rest" ]] || "${pip[@]}" $rest
+	# cpp_extension builds with ninja and setuptools.
+	"${pip[@]}" ninja setuptools
+	done_step
+
+	step "(7c) a load_inline extension that includes ATen/cuda/CUDAContext.h builds against CUDA $cuda"
+	cat >"$work/ext.py" <<'EOF'
+import sys
+from torch.utils.cpp_extension import load_inline
+
+cpp = r"""
+#include <ATen/cuda/CUDAContext.h>
+#include <torch/extension.h>
+int64_t devices() {
+  at::cuda::getCurrentCUDABlasHandle();  // cuBLAS, through CUDAContext.h
+  return at::cuda::getNumGPUs();
+}
+"""
+sources = dict(cpp_sources=cpp, functions=["devices"])
+if sys.argv[1] == "nvcc":
+    sources["cuda_sources"] = r"""
+#include <ATen/cuda/CUDAContext.h>
+__global__ void one(float *x) { x[threadIdx.x] = 1; }
+void launch() { float *x; cudaMalloc(&x, 4); one<<<1, 1, 0, at::cuda::getCurrentCUDAStream()>>>(x); }
+"""
+    sources["cpp_sources"] = cpp + "void launch();\n"
+    sources["functions"] = ["devices", "launch"]
+ext = load_inline(name="cudaenv_e2e_ext", with_cuda=True, verbose=False, build_directory=sys.argv[2], **sources)
+print("ext: built")
+try:
+    print("ext: ok (%d GPUs)" % ext.devices())
+except RuntimeError as e:
+    print("ext: the driver said: %s" % str(e).splitlines()[0])
+    sys.exit(2)
+EOF
+	# The cuDNN install --for put in for this CUDA major (torch links it).
+	local cudnn_spec=()
+	local have
+	have=$(ls "$CUDAENV_ROOT/cudnn" 2>/dev/null | grep -- "-cuda$major\$" | sort -V | tail -1 || true)
+	[[ -z "$have" ]] || cudnn_spec=("cudnn@${have%-cuda*}")
+	local mode=cpp
+	# Without a GPU, cpp_extension has no architecture to build for unless
+	# told (its arch list comes from the visible GPUs).
+	command -v nvidia-smi >/dev/null || export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0}
+	[[ ! -x "$CUDAENV_ROOT/cuda/$cuda/bin/nvcc" ]] || mode=nvcc
+	mkdir -p "$work/ext-build"
+	local out code
+	set +e
+	out=$(cd "$work" && cudaenv exec "$cuda" "${cudnn_spec[@]}" -- "$py" ext.py "$mode" "$work/ext-build" 2>&1)
+	code=$?
+	set -e
+	echo "$out"
+	grep -q '^ext: built$' <<<"$out" || die "the extension did not build against CUDA $cuda (exit $code)"
+	case $code in
+	0) ;;
+	2) grep -qE '^ext: the driver said: .*(driver|device|CUDA)' <<<"$out" || die "the extension failed without naming the driver error" ;;
+	*) die "the extension exited $code" ;;
+	esac
+	(cd "$work" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" cudaenv exec "$cuda" "${cudnn_spec[@]}" -- cudaenv doctor) | grep -A1 -E '^(ok|warn|FAIL|skip) +torch' || true
+	(cd "$work" && PATH="$venv/bin:$PATH" cudaenv compat torch) | tail -4 || true
+	done_step
+}
+if [[ -n "${ONLY_EXTENSIONS:-}" ]]; then
+	torch_extension
+	printf '\n== ok: a PyTorch extension builds against what install --for installed\ntimes:\n'
 	printf '%s\n' "${times[@]}"
 	exit 0
 fi
@@ -318,9 +470,11 @@ EOF
 fi
 
 libraries_trap
+[[ -n "${SKIP_TORCH:-}" ]] || torch_extension
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
 printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it'
+[[ -n "${SKIP_TORCH:-}" ]] || printf '; a PyTorch extension including ATen/cuda/CUDAContext.h builds against what install --for installed'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"

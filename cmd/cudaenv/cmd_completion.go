@@ -287,6 +287,7 @@ func flagValues(e *env, name string) ([]candidate, string) {
 	case "profile":
 		return []candidate{
 			{"minimal", "nvcc, cudart, cccl: compile and run"},
+			{"extensions", "minimal plus the libraries and headers PyTorch extensions build against"},
 			{"default", "the toolkit without drivers, GUI profilers and docs"},
 			{"full", "everything NVIDIA ships for the platform"},
 		}, ""

@@ -14,12 +14,14 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/cudaenv/cudaenv/compat"
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/detect"
 	"github.com/cudaenv/cudaenv/internal/doctor"
 	"github.com/cudaenv/cudaenv/internal/envdiff"
 	"github.com/cudaenv/cudaenv/internal/install"
 	"github.com/cudaenv/cudaenv/internal/query"
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -254,6 +256,9 @@ func compatTorch(e *env, arg string, wheelRead bool) error {
 		return err
 	}
 	rel := rep.Release
+	if !rep.InTables {
+		return compatInstalledTorch(e, rep)
+	}
 	fmt.Fprintf(e.stdout, "torch %s: Python %s\n", rel.Version, rel.Python)
 	if rel.Torchvision != "" {
 		audio := "none (torchaudio ended with 2.11)"
@@ -281,7 +286,74 @@ func compatTorch(e *env, arg string, wheelRead bool) error {
 	if !wheelRead {
 		fmt.Fprintf(e.stdout, "install a matching toolkit with: cudaenv install --for torch==%s\n", rel.Version)
 	}
+	compatPick(e, rep)
 	return nil
+}
+
+// compatInstalledTorch reports an installed torch cudaenv's tables do not
+// know, from its own version.py and METADATA.
+func compatInstalledTorch(e *env, rep doctor.TorchCompat) error {
+	t := rep.Installed
+	cuda := "CPU only"
+	if t.CUDA != "" {
+		cuda = "CUDA " + t.CUDA
+	}
+	base, _, _ := strings.Cut(t.Version, "+")
+	fmt.Fprintf(e.stdout, "torch %s (%s) is not in cudaenv's tables; its METADATA pins:\n", termsafe.Escape(t.Version), termsafe.Escape(cuda))
+	if len(t.CUDAPins) == 0 {
+		fmt.Fprintln(e.stdout, "  no CUDA wheels")
+	}
+	for _, p := range t.CUDAPins {
+		fmt.Fprintf(e.stdout, "  %s\n", p)
+	}
+	fmt.Fprintf(e.stdout, "install a matching toolkit with: cudaenv install --for torch==%s\n", termsafe.Escape(base))
+	return nil
+}
+
+// compatPick ends compat torch with the command that installs the build
+// for this machine: its driver, its GPUs' architectures and its Python.
+func compatPick(e *env, rep doctor.TorchCompat) {
+	m := rep.Machine
+	var facts []string
+	if m.Driver != "" {
+		facts = append(facts, "driver "+m.Driver)
+	} else {
+		facts = append(facts, "no driver found")
+	}
+	if len(m.GPUs) > 0 {
+		var sms []string
+		for _, g := range m.GPUs {
+			sms = append(sms, compat.SM(g))
+		}
+		facts = append(facts, "GPU "+strings.Join(sms, ", "))
+	} else {
+		facts = append(facts, "no GPU found")
+	}
+	if m.Python != "" {
+		facts = append(facts, "Python "+m.Python)
+	}
+	what := strings.Join(facts, ", ")
+	if rep.Pick == nil {
+		fmt.Fprintf(e.stdout, "for this machine (%s): %s\n", what, rep.PickErr)
+		return
+	}
+	p := rep.Pick
+	build := p.Variant.Name
+	if p.PyPI {
+		build += ", PyPI's default build"
+	}
+	fmt.Fprintf(e.stdout, "for this machine (%s): %s\n", what, build)
+	for _, why := range p.Passed {
+		fmt.Fprintf(e.stdout, "  passed over %s\n", why)
+	}
+	if p.Unverified != "" {
+		fmt.Fprintf(e.stdout, "  note: %s\n", p.Unverified)
+	}
+	if p.Pip == "" {
+		fmt.Fprintf(e.stdout, "  torch %s has no patch release to pin yet\n", rep.Release.Version)
+		return
+	}
+	fmt.Fprintf(e.stdout, "  %s\n  %s\n", p.Pip, p.UV)
 }
 
 func compatMatrix(e *env) error {

@@ -34,7 +34,7 @@ func installCommands(e *env) []*cli.Command {
 			Usage:     "download and install CUDA toolkits and cuDNN from NVIDIA's redistributables or its PyPI wheels (--source)",
 			ArgsUsage: "[VERSION] [cudnn@VERSION]   (none: what this directory selects)",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "profile", Usage: "minimal (nvcc, cudart, cccl: compile and run), default (the toolkit without drivers, GUI profilers and docs) or full; an installed version gains components only when this or --components is given", DefaultText: "default"},
+				&cli.StringFlag{Name: "profile", Usage: "minimal (nvcc, cudart, cccl: compile and run), extensions (minimal plus cuBLAS, cuSPARSE, cuSOLVER, cuRAND, cuFFT, NVTX, NVRTC: what PyTorch extensions build against; --for's default), default (the toolkit without drivers, GUI profilers and docs) or full; an installed version gains components only when this or --components is given", DefaultText: "default"},
 				&cli.StringFlag{Name: "components", Usage: "comma-separated component ids instead of a profile, e.g. cuda_nvcc,cuda_cudart,libcublas"},
 				&cli.StringFlag{Name: "platform", Usage: "NVIDIA platform key (default: this machine's), e.g. linux-aarch64 for Jetson before CUDA 13"},
 				&cli.IntFlag{Name: "cuda-major", Usage: "for cuDNN alone: the CUDA major to install the build for"},
@@ -272,6 +272,9 @@ func (r *installReport) Event(ev install.Event) {
 		}
 		if ev.TableDisagrees != "" {
 			sayf(e.stderr, "cudaenv: note: %s\n", ev.TableDisagrees)
+		}
+		if ev.NoCompiler {
+			sayf(e.stderr, "cudaenv: note: NVIDIA's CUDA %s wheels carry no nvcc: from PyPI this is the libraries and headers extensions build against, without a compiler; build them with an nvcc you have, or install from NVIDIA (--source nvidia)\n", ev.CUDA)
 		}
 	case install.FrameworkFallback:
 		sayf(e.stderr, "cudaenv: could not read %s's wheel (%v); using cudaenv's built-in tables\n", ev.For, ev.Err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/internal/termsafe"
 )
 
@@ -203,7 +204,9 @@ func selectedIDs(rel Release, sel Selection, major int) []string {
 	}
 	var ids []string
 	for _, c := range rel.Components {
-		ids = append(ids, c.ID)
+		if sel.Profile != ProfileExtensions || fetch.InExtensions(c.ID) {
+			ids = append(ids, c.ID)
+		}
 	}
 	return ids
 }

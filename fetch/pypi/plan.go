@@ -5,14 +5,19 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi/internal/catalog"
 )
 
 // Profiles, as for the NVIDIA source.
 const (
 	ProfileMinimal = "minimal"
-	ProfileDefault = "default"
-	ProfileFull    = "full"
+	// ProfileExtensions is minimal plus the libraries and headers framework
+	// extensions build against (fetch.InExtensions). From CUDA 11 and 12
+	// wheels, which carry no nvcc, it is their libraries and headers only.
+	ProfileExtensions = "extensions"
+	ProfileDefault    = "default"
+	ProfileFull       = "full"
 )
 
 // Project returns the wheel project for a redist component and CUDA major:
@@ -107,6 +112,13 @@ func Plan(rel Release, platform string, sel Selection) ([]Requirement, error) {
 			return nil, &NoCompilerError{Release: rel.Version, Profile: sel.Profile}
 		}
 		ids = minimalComponents(major)
+	case sel.Profile == ProfileExtensions:
+		optional = true
+		for _, c := range rel.Components {
+			if fetch.InExtensions(c.ID) && HasWheel(c.ID, major) && c.OnPlatform(platform) {
+				ids = append(ids, c.ID)
+			}
+		}
 	case sel.Profile == "" || sel.Profile == ProfileDefault || sel.Profile == ProfileFull:
 		optional = true
 		for _, c := range rel.Components {
@@ -115,8 +127,8 @@ func Plan(rel Release, platform string, sel Selection) ([]Requirement, error) {
 			}
 		}
 	default:
-		return nil, fmt.Errorf("plan wheels: unknown profile %q (want %s, %s or %s)",
-			sel.Profile, ProfileMinimal, ProfileDefault, ProfileFull)
+		return nil, fmt.Errorf("plan wheels: unknown profile %q (want %s, %s, %s or %s)",
+			sel.Profile, ProfileMinimal, ProfileExtensions, ProfileDefault, ProfileFull)
 	}
 	var reqs []Requirement
 	seen := map[string]bool{}

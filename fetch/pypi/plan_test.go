@@ -216,3 +216,32 @@ func TestPlanAcceptsALiveManifestRelease(t *testing.T) {
 		t.Fatalf("cccl = %+v", reqs[0])
 	}
 }
+
+func TestPlanExtensionsIsWhatFrameworkExtensionsBuildAgainst(t *testing.T) {
+	tests := []struct {
+		name, release string
+		want          string
+	}{
+		{"CUDA 13 brings nvcc, crt and nvvm with the libraries", "13.0.0",
+			"cuda_cccl,cuda_crt,cuda_cudart,cuda_nvcc,cuda_nvrtc,cuda_nvtx,cuda_profiler_api,libcublas,libcufft,libcurand,libcusolver,libcusparse,libnvjitlink,libnvvm"},
+		{"CUDA 12 is not refused for its missing nvcc: libraries and headers", "12.4.1",
+			"cuda_cccl,cuda_cudart,cuda_nvcc,cuda_nvrtc,cuda_nvtx,cuda_profiler_api,libcublas,libcufft,libcurand,libcusolver,libcusparse,libnvjitlink"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rel, _ := CatalogRelease(tt.release)
+			reqs, err := Plan(rel, LinuxX86_64, Selection{Profile: ProfileExtensions})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := componentsOf(reqs); got != tt.want {
+				t.Errorf("components = %s\nwant         %s", got, tt.want)
+			}
+			for _, r := range reqs {
+				if !r.Optional {
+					t.Errorf("%s is not optional: a missing wheel would fail the install", r.Component)
+				}
+			}
+		})
+	}
+}

@@ -26,6 +26,11 @@ type Toolkit struct {
 	// compiler, and the static runtime nvcc links by default.
 	LinkMissing []string
 
+	// MissingExtensionHeaders are the headers of compat.ExtensionHeaders
+	// (what ATen/cuda/CUDAContext.h includes) absent from the toolkit's
+	// include folders, as "include/cusparse.h".
+	MissingExtensionHeaders []string
+
 	HostLimits    compat.HostLimits
 	HasHostLimits bool     // host_config.h was found and states limits
 	HostConfig    string   // path of the host_config.h read
@@ -73,6 +78,18 @@ func (h Host) Toolkit(ctx context.Context, dir string) (Toolkit, error) {
 		}
 	}
 	tk.Version, tk.VersionSource = h.toolkitVersion(ctx, tk)
+	for _, eh := range compat.ExtensionHeaders {
+		found := false
+		for _, inc := range []string{"include", "targets/x86_64-linux/include", "targets/sbsa-linux/include"} {
+			if h.isFile(filepath.Join(dir, inc, eh.Header)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			tk.MissingExtensionHeaders = append(tk.MissingExtensionHeaders, "include/"+eh.Header)
+		}
+	}
 
 	for _, p := range []string{"include/crt/host_config.h", "targets/x86_64-linux/include/crt/host_config.h", "targets/sbsa-linux/include/crt/host_config.h"} {
 		src, err := h.readFile(filepath.Join(dir, p))

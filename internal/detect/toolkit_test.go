@@ -51,6 +51,26 @@ func TestToolkit(t *testing.T) {
 			t.Errorf("libraries only: %+v", tk)
 		}
 	})
+	t.Run("a toolkit without the library headers names those ATen's CUDA headers include", func(t *testing.T) {
+		files := map[string]string{}
+		for k, v := range full {
+			files[k] = v
+		}
+		// As a minimal install: cudart's header, none of the libraries'.
+		files[dir+"/include/cuda_runtime_api.h"] = ""
+		files[dir+"/targets/x86_64-linux/include/cublas_v2.h"] = ""
+		tk, _ := Host{Root: fakeRoot(t, files)}.Toolkit(context.Background(), dir)
+		want := []string{"include/cublasLt.h", "include/cusparse.h", "include/cusolverDn.h", "include/cusolver_common.h"}
+		if !reflect.DeepEqual(tk.MissingExtensionHeaders, want) {
+			t.Errorf("MissingExtensionHeaders = %v, want %v", tk.MissingExtensionHeaders, want)
+		}
+		for _, h := range []string{"cublasLt.h", "cusparse.h", "cusolverDn.h", "cusolver_common.h"} {
+			files[dir+"/include/"+h] = ""
+		}
+		if tk, _ = (Host{Root: fakeRoot(t, files)}).Toolkit(context.Background(), dir); tk.MissingExtensionHeaders != nil {
+			t.Errorf("with every header: MissingExtensionHeaders = %v", tk.MissingExtensionHeaders)
+		}
+	})
 	t.Run("a complete toolkit asks nvcc for its architectures", func(t *testing.T) {
 		f := &fakeRunner{answers: map[string]result{dir + "/bin/nvcc --list-gpu-arch": {out: "compute_50\ncompute_52\ncompute_53\ncompute_60\ncompute_61\ncompute_62\ncompute_70\ncompute_72\ncompute_75\ncompute_80\ncompute_86\ncompute_87\ncompute_89\ncompute_90\n"}}}
 		h := Host{Root: fakeRoot(t, full), Run: f.run}

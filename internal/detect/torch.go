@@ -15,12 +15,22 @@ type Torch struct {
 	CUDA    string // torch.version.cuda: "12.4"; "" for a CPU-only build
 	Path    string // the version.py read
 	Python  string // the interpreter asked for sys.path
+	// PythonVersion is that interpreter's major.minor ("3.12"); "" when
+	// it did not say.
+	PythonVersion string
+	// CUDAPins are the CUDA requirements (nvidia-*, cuda-toolkit) of the
+	// Requires-Dist lines of the torch dist-info beside version.py whose
+	// METADATA names the same version, markers dropped:
+	// "nvidia-cudnn-cu13==9.26.0.51". Lines of any other shape are left out.
+	CUDAPins []string
 }
 
 // ErrNoPython is returned by Torch when neither python3 nor python is on PATH.
 var ErrNoPython = fmt.Errorf("no python3 or python on PATH")
 
-const sysPathScript = `import sys; print("\n".join(sys.path))`
+// sysPathScript prints sys.path, one entry a line, then "#python 3.12"
+// (a line no path entry can be, being relative).
+const sysPathScript = `import sys; print("\n".join(sys.path)); print("#python %d.%d" % sys.version_info[:2])`
 
 // Torch finds PyTorch for the python3 (else python) on PATH without importing
 // it: it asks the interpreter for sys.path and reads the first
@@ -37,7 +47,14 @@ func (h Host) Torch(ctx context.Context) (t Torch, found bool, err error) {
 	if err != nil {
 		return Torch{}, false, fmt.Errorf("%s sys.path: %s", py, firstLine(out, err))
 	}
-	for _, dir := range strings.Split(strings.ReplaceAll(string(out), "\r\n", "\n"), "\n") {
+	lines := strings.Split(strings.ReplaceAll(string(out), "\r\n", "\n"), "\n")
+	pyVersion := ""
+	for _, l := range lines {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "#python "); ok && rePythonVersion().MatchString(v) {
+			pyVersion = v
+		}
+	}
+	for _, dir := range lines {
 		dir = strings.TrimSpace(dir)
 		if dir == "" || !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "/") {
 			continue // "" is the current directory, not an install
@@ -51,9 +68,9 @@ func (h Host) Torch(ctx context.Context) (t Torch, found bool, err error) {
 		if err != nil {
 			return Torch{}, false, fmt.Errorf("%s: %w", p, err)
 		}
-		return Torch{Version: v, CUDA: cuda, Path: p, Python: py}, true, nil
+		return Torch{Version: v, CUDA: cuda, Path: p, Python: py, PythonVersion: pyVersion, CUDAPins: h.torchCUDAPins(dir, v)}, true, nil
 	}
-	return Torch{Python: py}, false, nil
+	return Torch{Python: py, PythonVersion: pyVersion}, false, nil
 }
 
 var (

@@ -3,6 +3,7 @@ package detect
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -54,8 +55,31 @@ func TestTorch(t *testing.T) {
 			t.Fatalf("Torch() = %+v, %v, %v", got, found, err)
 		}
 		want := Torch{Version: "2.5.1+cu124", CUDA: "12.4", Path: "/home/u/.venv/lib/python3.11/site-packages/torch/version.py", Python: "/usr/bin/python3"}
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("Torch() = %+v, want %+v", got, want)
+		}
+	})
+	t.Run("the Python's version and the CUDA pins of torch's METADATA are read, hostile lines left out", func(t *testing.T) {
+		site := "/home/u/.venv/lib/python3.12/site-packages"
+		files := map[string]string{
+			"usr/bin/python3*":                        "",
+			site + "/torch/version.py":                "__version__ = '2.15.0+cu132'\ncuda: Optional[str] = '13.2'\n",
+			site + "/torch-2.14.0.dist-info/METADATA": "Name: torch\nVersion: 2.14.0\nRequires-Dist: nvidia-cudnn-cu13==9.1.0.1\n",
+			site + "/torch-2.15.0+cu132.dist-info/METADATA": "Metadata-Version: 2.1\nName: torch\nVersion: 2.15.0+cu132\nRequires-Dist: filelock\n" +
+				"Requires-Dist: cuda-toolkit[cublas,cudart]==13.2.2; platform_system == \"Linux\"\n" +
+				"Requires-Dist: nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\"\n" +
+				"Requires-Dist: nvidia-evil-cu13==1.0\x1b]0;owned\x07\n" +
+				"Requires-Dist: nvidia-nccl-cu13 (==2.30.1)\n\nRequires-Dist: nvidia-after-the-body==1\n",
+		}
+		f := &fakeRunner{answers: map[string]result{sysPath: {out: site + "\n#python 3.12\n"}}}
+		h := Host{Root: fakeRoot(t, files), Env: map[string]string{"PATH": "/usr/bin"}, Run: f.run}
+		got, found, err := h.Torch(context.Background())
+		if err != nil || !found {
+			t.Fatalf("Torch() = %+v, %v, %v", got, found, err)
+		}
+		want := []string{"cuda-toolkit[cublas,cudart]==13.2.2", "nvidia-cudnn-cu13==9.26.0.51", "nvidia-nccl-cu13 (==2.30.1)"}
+		if got.PythonVersion != "3.12" || !reflect.DeepEqual(got.CUDAPins, want) {
+			t.Errorf("PythonVersion = %q, CUDAPins = %q, want %q", got.PythonVersion, got.CUDAPins, want)
 		}
 	})
 	t.Run("a Python without torch finds none", func(t *testing.T) {

@@ -653,9 +653,45 @@ func checkTorch(in Inputs) Check {
 		}
 	default:
 		c.Status = OK
-		c.Message = fmt.Sprintf("PyTorch %s (CUDA %s) matches CUDA %s's major: extensions build", t.Version, t.CUDA, cuda)
+		c.Message = fmt.Sprintf("PyTorch %s (CUDA %s) matches CUDA %s's major", t.Version, t.CUDA, cuda)
+		if !in.Toolkit.Installed {
+			break // the toolkit check says what is wrong with it
+		}
+		if why, hint := extensionsLack(in); why != "" {
+			c.Hint = hint
+			if !in.librariesOnly() {
+				// A toolkit with nvcc is there to compile; a libraries-only
+				// one was chosen to run things, which it does.
+				c.Status = Warn
+			}
+			c.Message += ", but " + why + ": extensions (torch.utils.cpp_extension, flash-attn) do not build with it"
+			break
+		}
+		c.Message += ": extensions build"
 	}
 	return c
+}
+
+// extensionsLack says what the selected toolkit lacks to build a PyTorch
+// extension (nvcc, the headers ATen/cuda/CUDAContext.h includes), and the
+// install that adds it; "" when it lacks nothing.
+func extensionsLack(in Inputs) (why, hint string) {
+	tk := in.Toolkit
+	ver := tk.Version
+	if ver == "" {
+		ver = tk.Facts.Version
+	}
+	hint = fmt.Sprintf("cudaenv install %s --profile extensions", ver)
+	if in.librariesOnly() {
+		if tk.From == "pypi" && compat.Major(ver) < 13 {
+			hint = fmt.Sprintf("NVIDIA's CUDA %d wheels carry no nvcc; install the toolkit from NVIDIA: cudaenv install %s --source nvidia --profile extensions", compat.Major(ver), ver)
+		}
+		return fmt.Sprintf("CUDA %s has no nvcc", ver), hint
+	}
+	if miss := tk.Facts.MissingExtensionHeaders; len(miss) > 0 {
+		return fmt.Sprintf("CUDA %s lacks %s, which ATen/cuda/CUDAContext.h includes", ver, strings.Join(miss, ", ")), hint
+	}
+	return "", ""
 }
 
 func checkEnv(in Inputs) Check {

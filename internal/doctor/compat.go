@@ -19,6 +19,15 @@ type TorchCompat struct {
 	// Builds are the release's builds, in the tables' order; for an
 	// installed torch, only the build it is.
 	Builds []TorchBuild
+	// InTables: Release is from cudaenv's tables. An installed torch they
+	// lack is reported from its own files (Installed.CUDAPins).
+	InTables bool
+	// Machine is what Pick was chosen for: this driver, GPUs and Python.
+	Machine compat.Machine
+	// Pick is the build of Release to install on this machine; PickErr
+	// says why there is none. Both are empty outside the tables.
+	Pick    *compat.TorchPick
+	PickErr string
 }
 
 // TorchBuild is one build of a release on this machine.
@@ -45,11 +54,34 @@ func CompatTorch(ctx context.Context, h detect.Host, version string) (TorchCompa
 		version, installedCUDA = t.Version, t.CUDA
 	}
 	rel, ok := compat.Torch(version)
+	if !ok && out.Installed != nil {
+		// Its own files say what it pins; the tables have nothing to add.
+		out.Release = compat.TorchRelease{Version: out.Installed.Version}
+		return out, nil
+	}
 	if !ok {
 		return out, fmt.Errorf("compat: torch %s is not in cudaenv's tables; see: cudaenv compat", version)
 	}
-	out.Release = rel
+	out.Release, out.InTables = rel, true
 	d := h.Driver(ctx)
+	out.Machine = compat.Machine{Driver: d.Version, GOOS: h.GOOS}
+	if out.Installed != nil {
+		out.Machine.Python = out.Installed.PythonVersion
+	} else if t, _, err := h.Torch(ctx); err == nil {
+		out.Machine.Python = t.PythonVersion
+	}
+	if gpus, err := h.GPUs(ctx); err == nil {
+		for _, g := range gpus {
+			if g.ComputeCap != "" {
+				out.Machine.GPUs = append(out.Machine.GPUs, g.ComputeCap)
+			}
+		}
+	}
+	if pick, err := compat.PickTorch(rel, out.Machine); err != nil {
+		out.PickErr = err.Error()
+	} else {
+		out.Pick = &pick
+	}
 	for _, v := range rel.Variants {
 		if installedCUDA != "" && compat.VariantName(installedCUDA) != v.Name {
 			continue

@@ -228,3 +228,35 @@ func TestDriverCheckFromCUDA13_4NamesTheDeveloperDriver(t *testing.T) {
 		})
 	}
 }
+
+func TestTorchSaysExtensionsBuildOnlyWhereTheirHeadersAndNvccAre(t *testing.T) {
+	tests := []struct {
+		name       string
+		change     func(*Inputs)
+		status     Status
+		msg, hint  string
+		notMessage string
+	}{
+		{"every header and nvcc: extensions build", func(*Inputs) {}, OK, "matches CUDA 12.4.1's major: extensions build", "", "but"},
+		{"a minimal toolkit lacks the library headers ATen includes", func(in *Inputs) {
+			in.Toolkit.Facts.MissingExtensionHeaders = []string{"include/cusparse.h", "include/cusolverDn.h"}
+		}, Warn, "but CUDA 12.4.1 lacks include/cusparse.h, include/cusolverDn.h, which ATen/cuda/CUDAContext.h includes: extensions (torch.utils.cpp_extension, flash-attn) do not build with it",
+			"cudaenv install 12.4.1 --profile extensions", "extensions build"},
+		{"CUDA 12 from PyPI has no nvcc: noted, pointed at NVIDIA's", func(in *Inputs) {
+			in.Toolkit.From, in.Toolkit.LibrariesOnly, in.Toolkit.Facts.NVCC = "pypi", true, ""
+		}, OK, "but CUDA 12.4.1 has no nvcc", "NVIDIA's CUDA 12 wheels carry no nvcc; install the toolkit from NVIDIA: cudaenv install 12.4.1 --source nvidia --profile extensions", "extensions build"},
+		{"a toolkit not installed claims nothing about extensions", func(in *Inputs) {
+			in.Toolkit.Installed, in.Toolkit.Facts = false, detect.Toolkit{}
+		}, OK, "matches CUDA 12.4.1's major", "", "extensions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := healthy()
+			tt.change(&in)
+			c := checkTorch(in)
+			if c.Status != tt.status || !strings.Contains(c.Message, tt.msg) || strings.Contains(c.Message, tt.notMessage) || c.Hint != tt.hint {
+				t.Errorf("got %s %q (hint %q)", c.Status, c.Message, c.Hint)
+			}
+		})
+	}
+}

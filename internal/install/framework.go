@@ -32,6 +32,9 @@ type FrameworkPinned struct {
 	// Libraries are the exact library pins of the cuda-toolkit release
 	// (from the meta-package's extras): "nvidia-cublas==13.2.1.1".
 	Libraries []string
+	// NoCompiler: the CUDA release comes from PyPI, whose wheels of its
+	// major carry no nvcc: libraries and headers only.
+	NoCompiler bool
 	// TableDisagrees says where cudaenv's table differs from the wheel
 	// (the wheel wins); "" when it agrees or has no row.
 	TableDisagrees string
@@ -92,7 +95,8 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 	specs := []version.Spec{cudaSpec}
 	ev := FrameworkPinned{For: fw.Project + " " + fw.Version, Wheel: pins.Wheel, Via: pins.Via,
 		CUDA: pins.CUDA, CUDAFrom: pins.CUDAFrom, Cudnn: pins.Cudnn, CudnnFrom: pins.CudnnFrom, Extra: pins.Extra,
-		TableDisagrees: tableDisagrees(fw, pins)}
+		TableDisagrees: tableDisagrees(fw, pins),
+		NoCompiler:     req.Source == "pypi" && req.Profile == "" && len(req.Components) == 0 && !pypi.ProvidesCompiler(cudaSpec.Prefix.Major())}
 	for _, l := range pins.Libraries {
 		ev.Libraries = append(ev.Libraries, l.Requirement)
 	}

@@ -351,6 +351,12 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}
+	explicit := req.Profile != "" || len(req.Components) > 0
+	if req.For != "" && !explicit {
+		// What the framework's extensions build against, added to an
+		// installed version that lacks it.
+		profile, explicit = pypi.ProfileExtensions, true
+	}
 
 	if req.DryRun {
 		return nil, in.dryRun(ctx, req, specs, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components})
@@ -367,7 +373,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if sp.Tool != version.CUDA {
 			continue
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: req.Profile != "" || len(req.Components) > 0, applySkips: true})
+		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit, applySkips: true})
 		if err != nil {
 			return results, err
 		}

@@ -513,7 +513,7 @@ func TestInstallRefusesBadRequestsBeforeAnyDownload(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{"an unknown profile", Request{Args: []string{"12.4"}, Profile: "huge"}, `install: unknown profile "huge"; use one of: minimal, default, full`},
+		{"an unknown profile", Request{Args: []string{"12.4"}, Profile: "huge"}, `install: unknown profile "huge"; use one of: minimal, extensions, default, full`},
 		{"an unknown source", Request{Args: []string{"12.4"}, Source: "conda"}, `install: unknown source "conda"; use one of: nvidia, pypi, auto`},
 		{"a malformed platform", Request{Args: []string{"12.4"}, Platform: "linux/x86_64"}, `install: "linux/x86_64" is not an NVIDIA platform key; use one like linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64`},
 		{"cuDNN with no CUDA major", Request{Args: []string{"cudnn@9.5"}, Here: Here{Dir: t.TempDir()}}, "install: cuDNN is built per CUDA major; install it with a CUDA version (cudaenv install 12.4 cudnn@9.5), select a CUDA version first, or pass --cuda-major 12"},
