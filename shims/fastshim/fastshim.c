@@ -637,10 +637,24 @@ static enum parsed parse_specs(const char *data, size_t len, struct spec *out)
 	return words ? ONE : NONE;
 }
 
+/* is_library reports whether a .tool-versions tool is one of the libraries
+ * resolve.ParseToolVersions reads beside cuda (version.Libraries): their
+ * lines fall back. */
+static int is_library(const char *w, size_t wl)
+{
+	static const char *const names[] = {"cudnn", "nccl", "cusparselt", "cutensor", "cudss", "nvshmem"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (wl == strlen(names[i]) && memcmp(w, names[i], wl) == 0) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* parse_tool_versions reads a .tool-versions file as
- * resolve.ParseToolVersions does, when its only line for cuda or cudnn is
- * one cuda line whose version is a CUDA spec; NONE when it has neither.
- * Anything else (a cudnn line, two cuda lines, bytes past ASCII) falls
+ * resolve.ParseToolVersions does, when its only line for cuda or a library
+ * is one cuda line whose version is a CUDA spec; NONE when it has neither.
+ * Anything else (a cudnn or nccl line, two cuda lines, bytes past ASCII) falls
  * back. */
 static enum parsed parse_tool_versions(const char *data, size_t len, struct spec *out)
 {
@@ -680,7 +694,7 @@ static enum parsed parse_tool_versions(const char *data, size_t len, struct spec
 			nf++;
 			j = k;
 		}
-		if (nf == 2 && fl[0] == 5 && memcmp(f[0], "cudnn", 5) == 0) {
+		if (nf == 2 && is_library(f[0], fl[0])) {
 			FALLBACK();
 		}
 		if (nf == 2 && fl[0] == 4 && memcmp(f[0], "cuda", 4) == 0) {
