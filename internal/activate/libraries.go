@@ -64,14 +64,25 @@ func wantLibrary(w *envdiff.Want, t version.Tool, e *store.Entry, goos string, l
 		prepend("LIBRARY_PATH", filepath.Join(p, "lib"))
 		prepend("CPATH", filepath.Join(p, "include"))
 	}
+	for n, v := range LibraryVars(t, p) {
+		w.Set[n] = v
+	}
+}
+
+// LibraryVars are the build variables of a library whose root is p
+// (NCCL_HOME, NCCL_INCLUDE_DIR, …; none for cuDNN, whose CUDNN_PATH
+// Want sets itself).
+func LibraryVars(t version.Tool, p string) map[string]string {
+	out := map[string]string{}
 	v := libraryVars[t]
 	for _, n := range v.roots {
-		w.Set[n] = p
+		out[n] = p
 	}
 	for _, n := range v.include {
-		w.Set[n] = filepath.Join(p, "include")
+		out[n] = filepath.Join(p, "include")
 	}
 	for _, n := range v.lib {
-		w.Set[n] = filepath.Join(p, "lib")
+		out[n] = filepath.Join(p, "lib")
 	}
+	return out
 }
