@@ -217,7 +217,7 @@ func pickRelease(p fetch.Product, sp version.Spec, releases []string) (string, e
 		if len(near) > 0 {
 			hint = "available: " + strings.Join(near, ", ")
 		}
-		return "", fmt.Errorf("install: no %s release matches %s; %s", p, strings.TrimPrefix(sp.String(), "cudnn@"), hint)
+		return "", fmt.Errorf("install: no %s release matches %s; %s", p, strings.TrimPrefix(sp.String(), string(sp.Tool)+"@"), hint)
 	}
 	return rel, nil
 }
@@ -242,6 +242,14 @@ func bestOf(sp version.Spec, names []string) (string, bool) {
 func cudnnVersion(m *fetch.Manifest, arts []fetch.Artifact) string {
 	for _, a := range arts {
 		if a.Component == "cudnn" && a.Version != "" {
+			return a.Version
+		}
+	}
+	// The other libraries' manifests hold one component, named for the
+	// library (libcutensor 2.8.1.0, libcusparse_lt 0.10.0.12): its version
+	// names the entry as cudnn's does.
+	for _, a := range arts {
+		if strings.HasPrefix(a.Component, "lib") && a.Version != "" {
 			return a.Version
 		}
 	}
