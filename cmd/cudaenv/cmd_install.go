@@ -344,9 +344,11 @@ func lsRemote(e *env, c *cli.Context) error {
 	}
 	args := c.Args().Slice()
 	tool := version.CUDA
-	if len(args) > 0 && (args[0] == "cuda" || args[0] == "cudnn") {
-		tool = version.Tool(args[0])
-		args = args[1:]
+	if len(args) > 0 {
+		if t, ok := version.ToolNamed(args[0]); ok {
+			tool = t
+			args = args[1:]
+		}
 	}
 	if len(args) > 1 {
 		return errors.New("ls-remote takes at most a product and a prefix, e.g. cudaenv ls-remote cudnn 9")
@@ -355,7 +357,7 @@ func lsRemote(e *env, c *cli.Context) error {
 	if len(args) == 1 {
 		v, err := version.Parse(args[0])
 		if err != nil {
-			return fmt.Errorf("ls-remote: %q is neither cuda, cudnn nor a version prefix; e.g. cudaenv ls-remote cudnn 9", args[0])
+			return fmt.Errorf("ls-remote: %q is neither a product (cuda, cudnn, nccl, cusparselt, cutensor, cudss, nvshmem) nor a version prefix; e.g. cudaenv ls-remote cudnn 9", args[0])
 		}
 		prefix = v
 	}

@@ -235,6 +235,12 @@ func (in *Installer) pypiCudnn(ctx context.Context, idx *pypi.Index, sp version.
 // pypiCudnnVersions lists the cuDNN versions the index has for a CUDA
 // major (every major with a cuDNN wheel when major is 0), oldest first.
 func (in *Installer) pypiCudnnVersions(ctx context.Context, idx *pypi.Index, major int) (map[string][]int, error) {
+	return in.pypiLibraryVersions(ctx, idx, fetch.CUDNN, major)
+}
+
+// pypiLibraryVersions lists the versions of a library's wheels (cudnn,
+// nccl, …) the index has for a CUDA major (every major when 0).
+func (in *Installer) pypiLibraryVersions(ctx context.Context, idx *pypi.Index, p fetch.Product, major int) (map[string][]int, error) {
 	majors := []int{11, 12, 13}
 	if major != 0 {
 		majors = []int{major}
@@ -242,14 +248,14 @@ func (in *Installer) pypiCudnnVersions(ctx context.Context, idx *pypi.Index, maj
 	projects := map[string]int{}
 	var names []string
 	for _, m := range majors {
-		if p, err := pypi.Project("cudnn", m); err == nil {
-			projects[p] = m
-			names = append(names, p)
+		if proj, err := pypi.Project(string(p), m); err == nil {
+			projects[proj] = m
+			names = append(names, proj)
 		}
 	}
 	byProject, err := idx.ManyVersions(ctx, names)
 	if err != nil {
-		return nil, fmt.Errorf("list cuDNN releases on %s: %w", idx.URL(), err)
+		return nil, fmt.Errorf("list %s releases on %s: %w", version.Tool(p).Title(), idx.URL(), err)
 	}
 	out := map[string][]int{}
 	for p, vs := range byProject {
