@@ -270,6 +270,9 @@ func (r *installReport) Event(ev install.Event) {
 			}
 			sayf(e.stderr, "%s\n", line)
 		}
+		for _, l := range ev.Products {
+			sayf(e.stderr, "%s wheel pins %s\n", ev.For, l)
+		}
 		if ev.TableDisagrees != "" {
 			sayf(e.stderr, "cudaenv: note: %s\n", ev.TableDisagrees)
 		}

@@ -210,5 +210,6 @@ func scriptFrameworks() []pypitest.Option {
 				Metadata: "Metadata-Version: 2.1\nName: torch\nVersion: 2.16.0\nSummary: " + strings.Repeat("x", 5<<20) + "\n\n"},
 		),
 		pypitest.ExtraCudnn("9.26.0.51", 13), pypitest.ExtraCudnn("9.19.0.56", 13), pypitest.ExtraCudnn("9.99.0.1", 12),
+		pypitest.ExtraLibrary("nccl", "2.30.1", 13),
 	}
 }

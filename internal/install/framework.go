@@ -32,6 +32,9 @@ type FrameworkPinned struct {
 	// Libraries are the exact library pins of the cuda-toolkit release
 	// (from the meta-package's extras): "nvidia-cublas==13.2.1.1".
 	Libraries []string
+	// Products are the other libraries the wheel pins, installed from
+	// their wheels: "nvidia-nccl-cu13==2.30.7 → NCCL 2.30.7".
+	Products []string
 	// TableDisagrees says where cudaenv's table differs from the wheel
 	// (the wheel wins); "" when it agrees or has no row.
 	TableDisagrees string
@@ -109,6 +112,10 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 			ev.CudnnInstall = near.String()
 			specs = append(specs, version.Spec{Tool: version.Cudnn, Kind: version.Prefix, Prefix: near})
 		}
+	}
+	specs, ev.Products, err = productSpecs(specs, pins.Products)
+	if err != nil {
+		return nil, err
 	}
 	in.event(ev)
 	return specs, nil

@@ -396,8 +396,9 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			comps = req.Components
 		}
 		src := req.sourceFor(st, sp, cudaMajor)
-		if !fetch.Product(sp.Tool).Redist() && !req.SourceTyped {
-			src = "pypi" // its only source
+		if !req.SourceTyped && (!fetch.Product(sp.Tool).Redist() || (req.For != "" && sp.Tool != version.Cudnn)) {
+			// Its only source; or the wheel a framework pins.
+			src = "pypi"
 		}
 		p, err := in.Plan(ctx, sp, Target{Source: src, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
 		if err != nil {
