@@ -235,9 +235,22 @@ func Want(r Resolved, goos string) envdiff.Want {
 		}
 		w.Set["CUDNN_PATH"] = p
 	}
+	libs := false
 	for _, t := range OtherLibraries() {
 		if e := r.Libs[t]; e != nil {
 			wantLibrary(&w, t, e, goos, loadPath)
+			libs = true
+		}
+	}
+	// nccl.h includes cuda_runtime.h and cusparseLt.h cusparse.h: a
+	// program of these libraries builds against the toolkit's headers and
+	// libraries too, so those follow theirs on the compiler's paths.
+	if t := r.CUDA; t != nil && libs && goos != "windows" {
+		if isDir(filepath.Join(t.Path, "include")) {
+			prepend("CPATH", filepath.Join(t.Path, "include"))
+		}
+		if isDir(filepath.Join(t.Path, "lib")) {
+			prepend("LIBRARY_PATH", filepath.Join(t.Path, "lib"))
 		}
 	}
 	return w
