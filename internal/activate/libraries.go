@@ -12,6 +12,13 @@ import (
 // field for its many callers), in version.Libraries' order.
 func OtherLibraries() []version.Tool { return version.Libraries[1:] }
 
+// OtherLibraryNamed returns the library besides cuDNN a name means
+// (nccl, cusparselt, …).
+func OtherLibraryNamed(name string) (version.Tool, bool) {
+	t, ok := version.ToolNamed(name)
+	return t, ok && t.Library() && t != version.Cudnn
+}
+
 // Library returns the resolved entry of a library tool, nil if none.
 func (r Resolved) Library(t version.Tool) *store.Entry {
 	if t == version.Cudnn {

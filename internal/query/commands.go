@@ -14,7 +14,6 @@ import (
 	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/termsafe"
-	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shell"
 )
 
@@ -58,11 +57,10 @@ func Which(in *In, args []string) error {
 // the toolkit's, or cuDNN's when only cuDNN is named or "cudnn" is asked.
 func Prefix(in *In, args []string) error {
 	wantCudnn := len(args) == 1 && args[0] == "cudnn"
-	var wantLib version.Tool // another library asked for by name: prefix nccl
-	if t, ok := version.ToolNamed(strings.Join(args, "")); ok && len(args) == 1 && t.Library() && t != version.Cudnn {
-		wantLib = t
-	}
-	if wantCudnn || wantLib != "" {
+	// Another library asked for by name: prefix nccl.
+	wantLib, named := activate.OtherLibraryNamed(strings.Join(args, ""))
+	named = named && len(args) == 1
+	if wantCudnn || named {
 		args = nil
 	}
 	var r activate.Resolved
@@ -76,9 +74,9 @@ func Prefix(in *In, args []string) error {
 		return fmt.Errorf("prefix: %w", err)
 	}
 	switch {
-	case wantLib != "" && r.Library(wantLib) == nil:
+	case named && r.Library(wantLib) == nil:
 		return fmt.Errorf("prefix: no %s is selected here; select one beside CUDA, e.g. cudaenv local 13 %s@VERSION", wantLib.Title(), wantLib)
-	case wantLib != "":
+	case named:
 		fmt.Fprintln(in.Stdout, r.Library(wantLib).Path)
 	case wantCudnn && r.Cudnn == nil:
 		return errors.New("prefix: no cuDNN is selected here; name one: cudaenv prefix cudnn@9.5")
