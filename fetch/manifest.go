@@ -24,7 +24,17 @@ type Product string
 const (
 	CUDA  Product = "cuda"
 	CUDNN Product = "cudnn"
+	// The libraries beside cuDNN, each built per CUDA major. NCCL and
+	// NVSHMEM have no redist manifest: PyPI is their only source.
+	NCCL       Product = "nccl"
+	CUSPARSELT Product = "cusparselt"
+	CUTENSOR   Product = "cutensor"
+	CUDSS      Product = "cudss"
+	NVSHMEM    Product = "nvshmem"
 )
+
+// Redist reports whether NVIDIA publishes redist manifests of p.
+func (p Product) Redist() bool { return p != NCCL && p != NVSHMEM }
 
 // Manifest is a decoded redistrib_<version>.json.
 type Manifest struct {

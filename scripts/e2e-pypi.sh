@@ -35,6 +35,11 @@
 #      calling it without a GPU prints the driver error. TORCH_VERSION=X
 #      picks the release; ONLY_EXTENSIONS=1 runs this step alone (the
 #      torch wheel is about 900 MB).
+#   8. CUDA 13 minimal with nccl@2.30 and cusparselt@0.8 from PyPI: a C++
+#      program calling ncclGetVersion and cusparseLtInit compiles and links
+#      in a project selecting them with nothing but what the bash hook sets
+#      (CPATH, LIBRARY_PATH), prints the NCCL version, and leaving the
+#      project takes every variable back (ONLY_PRODUCTS=1: this step alone).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -52,6 +57,8 @@
 #   KEEP=1 scripts/e2e-pypi.sh          # keep the work folder for a look
 #   ONLY_LIBRARIES=1 scripts/e2e-pypi.sh  # step 6 only
 #   ONLY_EXTENSIONS=1 scripts/e2e-pypi.sh # step 7 only
+#   ONLY_PRODUCTS=1 scripts/e2e-pypi.sh   # step 8 only (NCCL, cuSPARSELt)
+#   SKIP_PRODUCTS=1 scripts/e2e-pypi.sh   # without step 8
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -152,6 +159,78 @@ EOF
 	cudaenv exec --libraries=off 12.1.1 -- env LD_BIND_NOW=1 "$work/sparse" || die "with --libraries=off the program does not load"
 	done_step
 }
+# (7) NCCL and cuSPARSELt beside CUDA 13, from their PyPI wheels: a C++
+# program calling ncclGetVersion and cusparseLtInit compiles and links in
+# a project that selects them, with nothing but the environment the bash
+# hook sets (CPATH, LIBRARY_PATH: no -I or -L), prints the NCCL version it
+# was linked against, and leaving the project takes every variable back.
+# A function, so that ONLY_PRODUCTS=1 can run it alone.
+products() {
+	step "(7) CUDA 13 with nccl@2.30 and cusparselt@0.8 from PyPI; a program links them through the hook's environment alone"
+	# cusparseLt.h includes cusparse.h: the toolkit needs libcusparse too.
+	cudaenv install 13 nccl@2.30 cusparselt@0.8 --profile minimal
+	cudaenv install 13 --components libcusparse
+	local proj="$work/pro j'q \$x"
+	mkdir -p "$proj"
+	echo "13 nccl@2.30 cusparselt@0.8" >"$proj/.cuda-version"
+	cat >"$proj/products.cpp" <<'CPP'
+#include <cstdio>
+#include <nccl.h>
+#include <cusparseLt.h>
+
+int main() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) {
+    std::fprintf(stderr, "products: ncclGetVersion failed\n");
+    return 1;
+  }
+  std::printf("products: NCCL %d (header %d.%d.%d)\n", v, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
+  cusparseLtHandle_t h;
+  cusparseStatus_t s = cusparseLtInit(&h);
+  if (s == CUSPARSE_STATUS_SUCCESS) {
+    cusparseLtDestroy(&h);
+    std::printf("products: ok (cusparseLtInit succeeded)\n");
+    return 0;
+  }
+  std::printf("products: cusparseLtInit: status %d (no usable GPU: the CUDA driver is needed)\n", (int)s);
+  return 2;
+}
+CPP
+	# The variables cudaenv may set, as the shell has them before and after.
+	local vars='^(CPATH|LIBRARY_PATH|LD_LIBRARY_PATH|NCCL_[A-Z_]+|CUSPARSELT_[A-Z_]+|CUDA_HOME|CUDA_PATH|CUDAToolkit_ROOT|__CUDAENV_STATE)='
+	{
+		echo 'PS1='
+		printf 'before=$(env | grep -E %q | sort)\n' "$vars"
+		echo 'eval "$(cudaenv init bash)"'
+		printf 'cd %q\n' "$proj"
+		echo 'echo "NCCL_HOME=$NCCL_HOME"; echo "CPATH=$CPATH"; echo "LIBRARY_PATH=$LIBRARY_PATH"'
+		echo 'g++ products.cpp -o products -lnccl -lcusparseLt || exit 4'
+		echo './products; echo "products exit $?"'
+		echo 'cd /'
+		printf 'after=$(env | grep -E %q | sort)\n' "$vars"
+		echo '[[ "$before" == "$after" ]] && echo "left the project: every variable is back" || diff <(echo "$before") <(echo "$after")'
+		echo 'exit 0'
+	} >"$work/products.bash"
+	local out code
+	set +e
+	out=$(env -u CPATH -u LIBRARY_PATH -u NCCL_HOME -u NCCL_ROOT HOME="$work/home" bash --norc --noprofile -i <"$work/products.bash" 2>&1)
+	code=$?
+	set -e
+	echo "$out"
+	[[ $code -eq 0 ]] || die "the products program did not build (exit $code)"
+	grep -q '^NCCL_HOME=.*/nccl/2\.30\.[0-9.]*-cuda13$' <<<"$out" || die "the hook set no NCCL_HOME"
+	grep -q '^products: NCCL 230[0-9][0-9] (header 2\.30\.' <<<"$out" || die "the program did not print the NCCL version it linked"
+	grep -qE '^products exit (0|2)$' <<<"$out" || die "the program failed"
+	grep -q '^left the project: every variable is back$' <<<"$out" || die "leaving did not take the variables back"
+	done_step
+}
+if [[ -n "${ONLY_PRODUCTS:-}" ]]; then
+	products
+	printf '\n== ok: NCCL and cuSPARSELt from PyPI link through the environment cudaenv sets, and leaving takes it back\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
 if [[ -n "${ONLY_LIBRARIES:-}" ]]; then
 	libraries_trap
 	printf '\n== ok: doctor catches the undefined-symbol trap and --libraries=off avoids it\ntimes:\n'
@@ -471,10 +550,12 @@ fi
 
 libraries_trap
 [[ -n "${SKIP_TORCH:-}" ]] || torch_extension
+[[ -n "${SKIP_PRODUCTS:-}" ]] || products
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
 printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it'
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; a PyTorch extension including ATen/cuda/CUDAContext.h builds against what install --for installed'
+[[ -n "${SKIP_PRODUCTS:-}" ]] || printf '; NCCL and cuSPARSELt link through the environment cudaenv sets'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"

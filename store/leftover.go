@@ -27,7 +27,7 @@ type Leftover struct {
 // writes nothing.
 func (s *Store) Leftovers() []Leftover {
 	var out []Leftover
-	for _, k := range []Kind{CUDA, Cudnn} {
+	for _, k := range Kinds() {
 		dir := s.kindDir(k)
 		des, _ := os.ReadDir(dir)
 		for _, de := range des {

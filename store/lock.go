@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cudaenv/cudaenv/internal/version"
 )
 
 // Lock takes the install lock of one entry, waiting while another process
@@ -39,7 +41,7 @@ func (s *Store) Lock(k Kind, name string) (func(), error) {
 
 // lockWhat says what the holder of a lock is doing.
 func lockWhat(k Kind, name string) string {
-	if k == CUDA || k == Cudnn {
+	if k.known() {
 		return "installing " + lockLabel(k, name)
 	}
 	return "updating its " + string(k) // the shims' rehash lock
@@ -51,8 +53,9 @@ func lockLabel(k Kind, name string) string {
 	switch k {
 	case CUDA:
 		return "CUDA " + name
-	case Cudnn:
-		return "cuDNN " + name
+	}
+	if k.Library() {
+		return version.Tool(k).Title() + " " + name
 	}
 	return string(k) + " " + name
 }
@@ -79,7 +82,7 @@ func (s *Store) CleanStaging() {
 			todo = append(todo, e)
 		}
 	}
-	for _, k := range []Kind{CUDA, Cudnn} {
+	for _, k := range Kinds() {
 		dir := s.kindDir(k)
 		des, _ := os.ReadDir(dir)
 		for _, de := range des {

@@ -98,8 +98,8 @@ func (e Entry) Linked() bool { return e.Receipt.Source == "link" }
 
 // Label is how users name the entry: 12.4.1, cudnn@9.5.1.17 (cuda12).
 func (e Entry) Label() string {
-	if e.Kind == Cudnn {
-		return fmt.Sprintf("cudnn@%s (cuda%d)", e.Version, e.CUDAMajor)
+	if e.Kind.Library() {
+		return fmt.Sprintf("%s@%s (cuda%d)", e.Kind, e.Version, e.CUDAMajor)
 	}
 	return e.Version.String()
 }
@@ -135,8 +135,8 @@ func New(d dirs.Dirs) *Store {
 }
 
 func (s *Store) kindDir(k Kind) string {
-	if k == Cudnn {
-		return s.Dirs.Cudnn()
+	if k.Library() {
+		return filepath.Join(s.Dirs.Root, string(k))
 	}
 	return s.Dirs.CUDA()
 }
@@ -148,14 +148,14 @@ func CudnnName(v version.Version, cudaMajor int) string {
 
 // parseName splits an entry directory name into version and CUDA major.
 func parseName(k Kind, name string) (version.Version, int, error) {
-	if k == Cudnn {
+	if k.Library() {
 		base, major, ok := strings.Cut(name, "-cuda")
 		if !ok {
-			return nil, 0, errors.New("not a cudnn entry name")
+			return nil, 0, fmt.Errorf("not a %s entry name", k)
 		}
 		m, err := strconv.Atoi(major)
 		if err != nil || m <= 0 {
-			return nil, 0, errors.New("not a cudnn entry name")
+			return nil, 0, fmt.Errorf("not a %s entry name", k)
 		}
 		v, err := version.Parse(base)
 		return v, m, err
@@ -307,8 +307,8 @@ func (s *Store) load(k Kind, name string, v version.Version, major int) (Entry, 
 }
 
 func uninstallArg(e Entry) string {
-	if e.Kind == Cudnn {
-		return "cudnn@" + e.Version.String()
+	if e.Kind.Library() {
+		return string(e.Kind) + "@" + e.Version.String()
 	}
 	return e.Version.String()
 }
@@ -446,7 +446,7 @@ func discard(path, pattern string) {
 // .staging/<kind>-<name>-<n> and set aside to .staging/<kind>-<name>-<n>.old.
 // The caller holds the entry's lock, so no live process owns these folders.
 func (s *Store) settle(k Kind, name string) {
-	if k != CUDA && k != Cudnn {
+	if !k.known() {
 		return
 	}
 	dir, legacy := s.kindDir(k), s.Dirs.Staging()
@@ -519,7 +519,7 @@ func leftoverName(file, prefix string) (string, bool) {
 // splitLegacyStageName reads the older "<kind>-<name>-<n>[.old]".
 func splitLegacyStageName(n string) (k Kind, name string, aside, ok bool) {
 	kind, rest, ok := strings.Cut(n, "-")
-	if !ok || (kind != string(CUDA) && kind != string(Cudnn)) {
+	if !ok || !Kind(kind).known() {
 		return "", "", false, false
 	}
 	rest, aside = strings.CutSuffix(rest, ".old")

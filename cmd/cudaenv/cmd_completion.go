@@ -325,7 +325,7 @@ func selectionCandidates(e *env) []candidate {
 func installedCandidates(e *env, withCudnn bool) []candidate {
 	st := e.store()
 	var out []candidate
-	for _, k := range []store.Kind{store.CUDA, store.Cudnn} {
+	for _, k := range store.Kinds() {
 		list, _ := st.List(k)
 		for i := len(list) - 1; i >= 0; i-- {
 			ent := list[i]
@@ -337,9 +337,9 @@ func installedCandidates(e *env, withCudnn bool) []candidate {
 				desc = "broken"
 			}
 			value := ent.Version.String()
-			if k == store.Cudnn {
-				value = "cudnn@" + value
-				desc = "cuDNN for CUDA " + strconv.Itoa(ent.CUDAMajor) + ", " + desc
+			if k.Library() {
+				value = string(k) + "@" + value
+				desc = version.Tool(k).Title() + " for CUDA " + strconv.Itoa(ent.CUDAMajor) + ", " + desc
 			}
 			out = append(out, candidate{value, desc})
 		}
@@ -368,8 +368,10 @@ func remoteCandidates(e *env) []candidate {
 	for _, v := range install.CachedReleases(e.dirs.Cache, version.CUDA) {
 		out = append(out, candidate{v.String(), "CUDA release"})
 	}
-	for _, v := range install.CachedReleases(e.dirs.Cache, version.Cudnn) {
-		out = append(out, candidate{"cudnn@" + v.String(), "cuDNN release"})
+	for _, t := range version.Libraries {
+		for _, v := range install.CachedReleases(e.dirs.Cache, t) {
+			out = append(out, candidate{string(t) + "@" + v.String(), t.Title() + " release"})
+		}
 	}
 	return out
 }

@@ -140,6 +140,13 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 	if c, ok := leftoversCheck(e); ok {
 		rep.Add(c)
 	}
+	if libs := selectedProducts(r); len(libs) > 0 {
+		cuda := ""
+		if r.CUDA != nil {
+			cuda = r.CUDA.Version.String()
+		}
+		rep.Add(doctor.ProductsCheck(libs, cuda))
+	}
 	if gpu {
 		rep.Add(gpuCheck(ctx, e, h, r, len(in.GPUs) > 0))
 	}
@@ -385,4 +392,16 @@ func orUnknownCell(v string) string {
 		return "unknown"
 	}
 	return v
+}
+
+// selectedProducts are the libraries besides cuDNN the selection resolved
+// to, for doctor's products check.
+func selectedProducts(r activate.Resolved) []doctor.Product {
+	var out []doctor.Product
+	for _, t := range activate.OtherLibraries() {
+		if l := r.Libs[t]; l != nil {
+			out = append(out, doctor.Product{Title: t.Title(), Name: string(t), Version: l.Version.String(), Dir: l.Path, VariantMajor: l.CUDAMajor, Damage: damage(*l)})
+		}
+	}
+	return out
 }

@@ -270,6 +270,9 @@ func (r *installReport) Event(ev install.Event) {
 			}
 			sayf(e.stderr, "%s\n", line)
 		}
+		for _, l := range ev.Products {
+			sayf(e.stderr, "%s wheel pins %s\n", ev.For, l)
+		}
 		if ev.TableDisagrees != "" {
 			sayf(e.stderr, "cudaenv: note: %s\n", ev.TableDisagrees)
 		}
@@ -347,9 +350,11 @@ func lsRemote(e *env, c *cli.Context) error {
 	}
 	args := c.Args().Slice()
 	tool := version.CUDA
-	if len(args) > 0 && (args[0] == "cuda" || args[0] == "cudnn") {
-		tool = version.Tool(args[0])
-		args = args[1:]
+	if len(args) > 0 {
+		if t, ok := version.ToolNamed(args[0]); ok {
+			tool = t
+			args = args[1:]
+		}
 	}
 	if len(args) > 1 {
 		return errors.New("ls-remote takes at most a product and a prefix, e.g. cudaenv ls-remote cudnn 9")
@@ -358,7 +363,7 @@ func lsRemote(e *env, c *cli.Context) error {
 	if len(args) == 1 {
 		v, err := version.Parse(args[0])
 		if err != nil {
-			return fmt.Errorf("ls-remote: %q is neither cuda, cudnn nor a version prefix; e.g. cudaenv ls-remote cudnn 9", args[0])
+			return fmt.Errorf("ls-remote: %q is neither a product (cuda, cudnn, nccl, cusparselt, cutensor, cudss, nvshmem) nor a version prefix; e.g. cudaenv ls-remote cudnn 9", args[0])
 		}
 		prefix = v
 	}

@@ -120,6 +120,7 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 		// NVIDIA wheels; point CUDAENV_PYPI_INDEX at it. releases limits it
 		// to those catalog releases; cuda13.5 adds a CUDA 13.5 the catalog
 		// does not know (as the real index had it); cudnn adds a cuDNN build;
+		// lib=NAME:VERSION:MAJORS a library's (nccl:2.30.7:12,13);
 		// missing leaves a project's wheels out. frameworks adds the torch
 		// wheels of scriptFrameworks; toolkit the cuda-toolkit meta-packages
 		// of scriptToolkit.
@@ -161,6 +162,19 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 						ms = append(ms, n)
 					}
 					opts = append(opts, pypitest.ExtraCudnn(v, ms...))
+				case "lib":
+					// lib=nccl:2.30.7:12,13 adds a library's wheels.
+					parts := strings.Split(val, ":")
+					if len(parts) != 3 {
+						ts.Fatalf("usage: pypi-index lib=NAME:VERSION:MAJORS")
+					}
+					var ms []int
+					for _, m := range strings.Split(parts[2], ",") {
+						n, err := strconv.Atoi(m)
+						ts.Check(err)
+						ms = append(ms, n)
+					}
+					opts = append(opts, pypitest.ExtraLibrary(parts[0], parts[1], ms...))
 				case "frameworks":
 					opts = append(opts, scriptFrameworks()...)
 				default:
@@ -220,5 +234,6 @@ func scriptFrameworks() []pypitest.Option {
 				Metadata: "Metadata-Version: 2.1\nName: torch\nVersion: 2.16.0\nSummary: " + strings.Repeat("x", 5<<20) + "\n\n"},
 		),
 		pypitest.ExtraCudnn("9.26.0.51", 13), pypitest.ExtraCudnn("9.19.0.56", 13), pypitest.ExtraCudnn("9.99.0.1", 12),
+		pypitest.ExtraLibrary("nccl", "2.30.1", 13),
 	}
 }

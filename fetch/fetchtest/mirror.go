@@ -129,6 +129,11 @@ func NewMirror(tb testing.TB, opts Options) *Mirror {
 		if err := m.loadDir(dir); err != nil {
 			tb.Fatalf("fetchtest: %v", err)
 		}
+		// The libraries' manifests (cuTENSOR, cuSPARSELt, cuDSS) sit beside
+		// the pinned ones, unpinned (see their SOURCES.md).
+		if err := m.loadDir(filepath.Join(filepath.Dir(dir), "library-manifests")); err != nil {
+			tb.Fatalf("fetchtest: %v", err)
+		}
 	} else {
 		for product, vs := range synthetic {
 			for v, raw := range vs {
@@ -170,7 +175,7 @@ func FindManifests() string {
 var manifestName = regexp.MustCompile(`^redistrib_([0-9]+(?:\.[0-9]+)*)\.json$`)
 
 func (m *Mirror) loadDir(dir string) error {
-	for _, product := range []string{"cuda", "cudnn"} {
+	for _, product := range []string{"cuda", "cudnn", "cutensor", "cusparselt", "cudss"} {
 		ents, err := os.ReadDir(filepath.Join(dir, product))
 		if os.IsNotExist(err) {
 			continue

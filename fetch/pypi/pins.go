@@ -71,10 +71,36 @@ type Pins struct {
 	// exact pin names, read from the meta-package's extras; empty when
 	// the index lacks its wheel or the pin is a range.
 	Libraries []PinLine
+	// Products are the other NVIDIA libraries the wheel pins (NCCL,
+	// cuSPARSELt, NVSHMEM, cuTENSOR, cuDSS), in the order of its
+	// requirements.
+	Products []ProductPin
 	// Extra is an extra cudaenv turned on itself because only it pulls
 	// the CUDA wheels (jax-cuda13-plugin's with-cuda, tensorflow's
 	// and-cuda); "" when none.
 	Extra string
+}
+
+// ProductPin is a library pinned by its nvidia-<library>-cu<major> wheel.
+type ProductPin struct {
+	Library string // nccl
+	Version string // 2.30.7: the pin, or the newest on the index a range takes
+	From    string // nvidia-nccl-cu13==2.30.7
+	Err     error  // why no version could be picked (Version is ""), or nil
+}
+
+// productLibraries are the libraries besides cuDNN that framework wheels
+// pin as nvidia-<library>-cu<major>.
+var productLibraries = []string{"nccl", "cusparselt", "nvshmem", "cutensor", "cudss"}
+
+// productOf is the library of an nvidia-<library>-cu<N> project, else "".
+func productOf(project string) string {
+	for _, l := range productLibraries {
+		if s, ok := strings.CutPrefix(project, "nvidia-"+l+"-cu"); ok && s != "" && strings.Trim(s, "0123456789") == "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // PinLine is one applied requirement and the wheel that stated it.
@@ -300,6 +326,21 @@ func (ix *Index) resolvePins(ctx context.Context, out *Pins, deps []Dependency) 
 	var cudnn []Dependency
 	for i := range deps {
 		d := &deps[i]
+		if lib := productOf(d.Project); lib != "" {
+			from := d.Project + d.SpecString()
+			v, exact, err := ix.pickVersion(ctx, *d)
+			if err != nil {
+				// A library beside CUDA does not stop the rest: it is named
+				// with why it is left out.
+				out.Products = append(out.Products, ProductPin{Library: lib, From: from, Err: err})
+				continue
+			}
+			if !exact {
+				from += " (newest on the index: " + v + ")"
+			}
+			out.Products = append(out.Products, ProductPin{Library: lib, Version: v, From: from})
+			continue
+		}
 		switch {
 		case d.Project == "cuda-toolkit":
 			if toolkit != nil {

@@ -22,6 +22,8 @@ type Resolved struct {
 	Selection resolve.Selection
 	CUDA      *store.Entry
 	Cudnn     *store.Entry
+	// Libs are the other libraries selected (NCCL, cuSPARSELt, …).
+	Libs map[version.Tool]*store.Entry
 }
 
 // Label says what is active: "12.4.1 cudnn@9.5.1.17".
@@ -30,8 +32,10 @@ func (r Resolved) Label() string {
 	if r.CUDA != nil {
 		parts = append(parts, r.CUDA.Version.String())
 	}
-	if r.Cudnn != nil {
-		parts = append(parts, "cudnn@"+r.Cudnn.Version.String())
+	for _, t := range version.Libraries {
+		if e := r.Library(t); e != nil {
+			parts = append(parts, string(t)+"@"+e.Version.String())
+		}
 	}
 	return strings.Join(parts, " ")
 }
@@ -55,8 +59,8 @@ type NotInstalledError struct {
 
 func (e *NotInstalledError) Error() string {
 	what := "CUDA " + e.Spec.String()
-	if e.Spec.Tool == version.Cudnn {
-		what = "cuDNN " + strings.TrimPrefix(e.Spec.String(), "cudnn@")
+	if e.Spec.Tool.Library() {
+		what = e.Spec.Tool.Title() + " " + strings.TrimPrefix(e.Spec.String(), string(e.Spec.Tool)+"@")
 		if e.CUDAMajor > 0 {
 			what += fmt.Sprintf(" for CUDA %d", e.CUDAMajor)
 		}
@@ -66,14 +70,14 @@ func (e *NotInstalledError) Error() string {
 		from = " (selected by " + e.Source.String() + ")"
 	}
 	have := "no CUDA toolkit is installed yet"
-	if e.Spec.Tool == version.Cudnn {
-		have = "no cuDNN is installed yet"
+	if e.Spec.Tool.Library() {
+		have = "no " + e.Spec.Tool.Title() + " is installed yet"
 	}
 	if len(e.Installed) > 0 {
 		have = "installed: " + strings.Join(e.Installed, ", ")
 	}
 	flags := e.InstallFlags
-	if e.Spec.Tool == version.Cudnn && e.CUDAMajor > 0 {
+	if e.Spec.Tool.Library() && e.CUDAMajor > 0 {
 		// Without it, install takes the CUDA major of the shell's selection.
 		flags = fmt.Sprintf(" --cuda-major %d", e.CUDAMajor) + flags
 	}
@@ -113,7 +117,34 @@ func Resolve(st *store.Store, sel resolve.Selection) (Resolved, error) {
 		}
 		r.Cudnn = e
 	}
+	for _, t := range OtherLibraries() {
+		spec, ok := sel.Spec(t)
+		if !ok {
+			continue
+		}
+		list, err := st.List(store.KindOf(t))
+		if err != nil {
+			return r, err
+		}
+		major := 0
+		if r.CUDA != nil {
+			major = r.CUDA.Version.Major()
+		}
+		e, err := best(spec, list, major, sel.Source)
+		if err != nil {
+			return r, err
+		}
+		r.setLibrary(t, e)
+	}
 	return r, nil
+}
+
+// setLibrary records the entry of a library other than cuDNN.
+func (r *Resolved) setLibrary(t version.Tool, e *store.Entry) {
+	if r.Libs == nil {
+		r.Libs = map[version.Tool]*store.Entry{}
+	}
+	r.Libs[t] = e
 }
 
 func best(spec version.Spec, list []store.Entry, cudaMajor int, src resolve.Source) (*store.Entry, error) {
@@ -122,12 +153,12 @@ func best(spec version.Spec, list []store.Entry, cudaMajor int, src resolve.Sour
 	for i := range list {
 		e := &list[i]
 		if cudaMajor > 0 && e.CUDAMajor != cudaMajor {
-			if e.Kind == store.Cudnn {
+			if e.Kind.Library() {
 				names = append(names, fmt.Sprintf("%s for CUDA %d", e.Version, e.CUDAMajor))
 			}
 			continue
 		}
-		if e.Kind == store.Cudnn {
+		if e.Kind.Library() {
 			names = append(names, fmt.Sprintf("%s for CUDA %d", e.Version, e.CUDAMajor))
 		} else {
 			names = append(names, e.Version.String())
@@ -203,6 +234,24 @@ func Want(r Resolved, goos string) envdiff.Want {
 			prepend("CPATH", filepath.Join(p, "include"))
 		}
 		w.Set["CUDNN_PATH"] = p
+	}
+	libs := false
+	for _, t := range OtherLibraries() {
+		if e := r.Libs[t]; e != nil {
+			wantLibrary(&w, t, e, goos, loadPath)
+			libs = true
+		}
+	}
+	// nccl.h includes cuda_runtime.h and cusparseLt.h cusparse.h: a
+	// program of these libraries builds against the toolkit's headers and
+	// libraries too, so those follow theirs on the compiler's paths.
+	if t := r.CUDA; t != nil && libs && goos != "windows" {
+		if isDir(filepath.Join(t.Path, "include")) {
+			prepend("CPATH", filepath.Join(t.Path, "include"))
+		}
+		if isDir(filepath.Join(t.Path, "lib")) {
+			prepend("LIBRARY_PATH", filepath.Join(t.Path, "lib"))
+		}
 	}
 	return w
 }
@@ -281,7 +330,8 @@ func Compute(in Input) Output {
 	for _, w := range []struct {
 		tool version.Tool
 		kind store.Kind
-	}{{version.CUDA, store.CUDA}, {version.Cudnn, store.Cudnn}} {
+	}{{version.CUDA, store.CUDA}, {version.Cudnn, store.Cudnn}, {version.Nccl, store.Nccl}, {version.Cusparselt, store.Cusparselt},
+		{version.Cutensor, store.Cutensor}, {version.Cudss, store.Cudss}, {version.Nvshmem, store.Nvshmem}} {
 		if _, ok := sel.Spec(w.tool); !ok || sel.System() {
 			continue
 		}
@@ -315,8 +365,8 @@ func Changes(env envdiff.Env, want envdiff.Want, goos string) []envdiff.Change {
 }
 
 func kindDir(s *store.Store, k store.Kind) string {
-	if k == store.Cudnn {
-		return s.Dirs.Cudnn()
+	if k.Library() {
+		return filepath.Join(s.Dirs.Root, string(k))
 	}
 	return s.Dirs.CUDA()
 }
@@ -335,10 +385,7 @@ func Which(st *store.Store, r Resolved, name, goos string) (string, error) {
 	if strings.ContainsAny(name, `/\`) || name == "" || name == "." || name == ".." {
 		return "", fmt.Errorf("%q is not a command name", name)
 	}
-	for _, e := range []*store.Entry{r.CUDA, r.Cudnn} {
-		if e == nil {
-			continue
-		}
+	for _, e := range r.Entries() {
 		if p, ok := findIn(e.Path, name, goos); ok {
 			return p, nil
 		}

@@ -50,6 +50,24 @@ func ResolveFast(st *store.Store, sel resolve.Selection) (Resolved, error) {
 		}
 		r.Cudnn = e
 	}
+	for _, t := range OtherLibraries() {
+		spec, ok := sel.Spec(t)
+		if !ok {
+			continue
+		}
+		major := 0
+		if r.CUDA != nil {
+			major = r.CUDA.Version.Major()
+		}
+		e, found := pick(st, store.KindOf(t), spec, major)
+		if !found {
+			return Resolve(st, sel)
+		}
+		if e.Err != nil {
+			return r, e.Err
+		}
+		r.setLibrary(t, e)
+	}
 	return r, nil
 }
 
@@ -96,8 +114,8 @@ func pick(st *store.Store, k store.Kind, spec version.Spec, cudaMajor int) (*sto
 // match.
 func candidates(cands []candidate, st *store.Store, k store.Kind, spec version.Spec, cudaMajor int, system bool) []candidate {
 	dir := st.Dirs.CUDA()
-	if k == store.Cudnn {
-		dir = st.Dirs.Cudnn()
+	if k.Library() {
+		dir = filepath.Join(st.Dirs.Root, string(k))
 	}
 	des, err := os.ReadDir(dir)
 	if err != nil {
@@ -109,7 +127,7 @@ func candidates(cands []candidate, st *store.Store, k store.Kind, spec version.S
 		}
 		c := candidate{k: k, name: de.Name(), st: st, system: system}
 		base := c.name
-		if k == store.Cudnn {
+		if k.Library() {
 			b, m, ok := strings.Cut(c.name, "-cuda")
 			if !ok {
 				continue

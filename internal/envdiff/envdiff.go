@@ -241,10 +241,19 @@ var (
 		"LIBRARY_PATH":    {"lib"},
 		"CPATH":           {"include"},
 	}
-	scalarNames = map[string]bool{"CUDA_PATH": true, "CUDA_HOME": true, "CUDACXX": true, "CUDAToolkit_ROOT": true, "CUDNN_PATH": true}
-	// rootScalars hold the roots that list entries lie under.
-	rootScalars = []string{"CUDA_PATH", "CUDNN_PATH"}
+	scalarNames = map[string]bool{"CUDA_PATH": true, "CUDA_HOME": true, "CUDACXX": true, "CUDAToolkit_ROOT": true, "CUDNN_PATH": true,
+		"NCCL_HOME": true, "NCCL_ROOT": true, "NCCL_ROOT_DIR": true, "NCCL_INCLUDE_DIR": true, "NCCL_LIB_DIR": true,
+		"CUSPARSELT_ROOT": true, "CUSPARSELT_PATH": true, "CUTENSOR_ROOT": true, "CUTENSOR_PATH": true,
+		"CUDSS_ROOT": true, "CUDSS_PATH": true, "NVSHMEM_HOME": true, "NVSHMEM_ROOT": true}
+	// rootScalars hold the roots that list entries lie under: the
+	// toolkit's, cuDNN's and each other library's first root variable.
+	rootScalars = []string{"CUDA_PATH", "CUDNN_PATH", "NCCL_HOME", "CUSPARSELT_ROOT", "CUTENSOR_ROOT", "CUDSS_ROOT", "NVSHMEM_HOME"}
 )
+
+// LibraryRoots are the scalar variables besides CUDA_PATH whose values
+// are roots list entries may lie under (activate's tests hold its
+// variables to these).
+func LibraryRoots() []string { return append([]string(nil), rootScalars[1:]...) }
 
 // ManagedList and ManagedScalar report whether cudaenv may set name as a
 // list or as a scalar variable. CUDA_PATH_V<major>_<minor> is NVIDIA's

@@ -120,6 +120,9 @@ type CMake struct {
 	CudnnRoot    string
 	CudnnInclude string
 	CudnnLibrary string
+	// Libraries are the other libraries' path entries (NCCL_ROOT,
+	// NCCL_INCLUDE_DIR, CUTENSOR_ROOT, …), written in name order.
+	Libraries map[string]string
 }
 
 // CMakeCache is a script for `cmake -C FILE`: cache entries that point
@@ -138,6 +141,9 @@ func CMakeCache(c CMake) string {
 	set("CUDNN_ROOT", c.CudnnRoot, "PATH")
 	set("CUDNN_INCLUDE_DIR", c.CudnnInclude, "PATH")
 	set("CUDNN_LIBRARY", c.CudnnLibrary, "FILEPATH")
+	for _, n := range slices.Sorted(maps.Keys(c.Libraries)) {
+		set(n, c.Libraries[n], "PATH")
+	}
 	return b.String()
 }
 

@@ -31,6 +31,14 @@ func LibDirs(r activate.Resolved, goos string) []doctor.LibDir {
 			for _, c := range e.Receipt.Components {
 				ld.Components[c.ID] = c.Version
 			}
+		} else {
+			for _, t := range activate.OtherLibraries() {
+				if e := r.Libs[t]; e != nil && under(e.Path) {
+					ld.What = t.Title() + " " + e.Version.String()
+					ld.Components[string(t)] = e.Version.String()
+					break
+				}
+			}
 		}
 		out = append(out, ld)
 	}

@@ -30,15 +30,15 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 	}
 	defer unlock()
 	res := Result{Label: pl.Label, Use: pl.Name}
-	if pl.Kind == store.Cudnn {
-		res.Use = strconv.Itoa(pl.CUDAMajor) + " cudnn@"
+	if pl.Kind.Library() {
+		res.Use = strconv.Itoa(pl.CUDAMajor) + " " + string(pl.Kind) + "@"
 		if pl.useWith != "" {
-			res.Use = pl.useWith + " cudnn@"
+			res.Use = pl.useWith + " " + string(pl.Kind) + "@"
 		}
 	}
 	if have, ok := st.Get(pl.Kind, pl.Name); ok && have.Err == nil && !force {
 		res.Entry = have
-		if pl.Kind == store.Cudnn {
+		if pl.Kind.Library() {
 			res.Use += have.Version.String()
 		}
 		if have.Linked() {
@@ -48,8 +48,8 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 		}
 		if derr := have.Damage(); derr != nil {
 			var again string
-			if pl.Kind == store.Cudnn {
-				again = fmt.Sprintf("cudaenv install cudnn@%s --cuda-major %d --force", have.Version, pl.CUDAMajor)
+			if pl.Kind.Library() {
+				again = fmt.Sprintf("cudaenv install %s@%s --cuda-major %d --force", pl.Kind, have.Version, pl.CUDAMajor)
 			} else {
 				again = "cudaenv install " + have.Version.String() + " --force"
 			}
@@ -120,7 +120,7 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 		in.opts.Changed()
 	}
 	res.Outcome, res.Entry, res.Components = Installed, ent, len(pl.Artifacts)
-	if pl.Kind == store.Cudnn {
+	if pl.Kind.Library() {
 		res.Use += ent.Version.String()
 	}
 	in.event(res)

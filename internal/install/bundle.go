@@ -53,6 +53,9 @@ func (in *Installer) Export(ctx context.Context, req ExportRequest, w io.Writer)
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseUnlockable("bundle export", specs); err != nil {
+		return nil, err
+	}
 	platforms, err := in.platforms(req.Platforms)
 	if err != nil {
 		return nil, err

@@ -3,12 +3,12 @@ package install
 import (
 	"cmp"
 	"context"
-	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 
+	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/internal/version"
-	"github.com/cudaenv/cudaenv/store"
 )
 
 // WouldInstall: a dry run planned one version. Nothing was fetched but
@@ -39,12 +39,12 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 	cudaMajor := req.CUDAMajor
 	report := func(pl *Plan) {
 		ev := WouldInstall{Label: pl.Label, Source: pl.Receipt.URL, Use: pl.Name, Files: len(pl.Artifacts)}
-		if pl.Kind == store.Cudnn {
+		if pl.Kind.Library() {
 			rel := pl.Release
 			if rel == "" && len(pl.Artifacts) > 0 {
 				rel = pl.Artifacts[0].Version // a wheel plan names the build
 			}
-			ev.Use = strconv.Itoa(pl.CUDAMajor) + " cudnn@" + rel
+			ev.Use = strconv.Itoa(pl.CUDAMajor) + " " + string(pl.Kind) + "@" + rel
 		}
 		for _, a := range pl.Artifacts {
 			ev.Bytes += a.Size
@@ -70,14 +70,19 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		cudaMajor = majorOfRelease(pl.Release)
 	}
 	for _, sp := range specs {
-		if sp.Tool != version.Cudnn {
+		if !sp.Tool.Library() {
 			continue
 		}
 		if cudaMajor == 0 {
-			return errors.New("install --dry-run: cuDNN is built per CUDA major; name a CUDA version with it or pass --cuda-major 12")
+			return fmt.Errorf("install --dry-run: %s is built per CUDA major; name a CUDA version with it or pass --cuda-major 12", sp.Tool.Title())
 		}
 		ct := t
 		ct.Profile, ct.CUDAMajor = "full", cudaMajor
+		if !fetch.Product(sp.Tool).Redist() && !req.SourceTyped {
+			ct.Source = "pypi"
+		} else if req.For != "" && sp.Tool != version.Cudnn && !req.SourceTyped {
+			ct.Source = "pypi"
+		}
 		pl, err := in.Plan(ctx, sp, ct)
 		if err != nil {
 			return err

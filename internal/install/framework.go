@@ -35,6 +35,9 @@ type FrameworkPinned struct {
 	// NoCompiler: the CUDA release comes from PyPI, whose wheels of its
 	// major carry no nvcc: libraries and headers only.
 	NoCompiler bool
+	// Products are the other libraries the wheel pins, installed from
+	// their wheels: "nvidia-nccl-cu13==2.30.7 → NCCL 2.30.7".
+	Products []string
 	// TableDisagrees says where cudaenv's table differs from the wheel
 	// (the wheel wins); "" when it agrees or has no row.
 	TableDisagrees string
@@ -113,6 +116,10 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 			ev.CudnnInstall = near.String()
 			specs = append(specs, version.Spec{Tool: version.Cudnn, Kind: version.Prefix, Prefix: near})
 		}
+	}
+	specs, ev.Products, err = productSpecs(specs, pins.Products)
+	if err != nil {
+		return nil, err
 	}
 	in.event(ev)
 	return specs, nil

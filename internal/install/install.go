@@ -387,7 +387,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		useWith = res.Entry.Version.String()
 	}
 	for _, sp := range specs {
-		if sp.Tool != version.Cudnn {
+		if !sp.Tool.Library() {
 			continue
 		}
 		if cudaMajor == 0 {
@@ -398,13 +398,19 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			}
 		}
 		if cudaMajor == 0 {
-			return results, errors.New("install: cuDNN is built per CUDA major; install it with a CUDA version (cudaenv install 12.4 cudnn@9.5), select a CUDA version first, or pass --cuda-major 12")
+			return results, fmt.Errorf("install: %s is built per CUDA major; install it with a CUDA version (cudaenv install 12.4 %s@%s), select a CUDA version first, or pass --cuda-major 12",
+				sp.Tool.Title(), sp.Tool, strings.TrimPrefix(sp.String(), string(sp.Tool)+"@"))
 		}
 		var comps []string
 		if !installedCUDA {
 			comps = req.Components
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, cudaMajor), Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
+		src := req.sourceFor(st, sp, cudaMajor)
+		if !req.SourceTyped && (!fetch.Product(sp.Tool).Redist() || (req.For != "" && sp.Tool != version.Cudnn)) {
+			// Its only source; or the wheel a framework pins.
+			src = "pypi"
+		}
+		p, err := in.Plan(ctx, sp, Target{Source: src, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
 		if err != nil {
 			return results, err
 		}

@@ -149,6 +149,9 @@ type relockOpts struct {
 // release, and every product gets its files for every platform (this
 // machine's, the requested ones and the old lock's).
 func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lockfile.Lock, o relockOpts) (*lockfile.Lock, error) {
+	if err := refuseUnlockable("lock", specs); err != nil {
+		return nil, err
+	}
 	host, err := fetch.HostPlatform(in.opts.GOOS, in.opts.GOARCH)
 	if err != nil {
 		return nil, err

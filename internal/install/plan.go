@@ -75,8 +75,8 @@ type Plan struct {
 // the PyPI index (reported as FallbackToPyPI).
 func (in *Installer) Plan(ctx context.Context, sp version.Spec, t Target) (*Plan, error) {
 	p := fetch.CUDA
-	if sp.Tool == version.Cudnn {
-		p = fetch.CUDNN
+	if sp.Tool.Library() {
+		p = fetch.Product(sp.Tool)
 	}
 	pl, err := in.plan(ctx, p, sp, t)
 	if pl != nil {
@@ -89,6 +89,12 @@ func (in *Installer) Plan(ctx context.Context, sp version.Spec, t Target) (*Plan
 }
 
 func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec, t Target) (*Plan, error) {
+	if !p.Redist() {
+		if t.Source == "nvidia" {
+			return nil, fmt.Errorf("install %s: NVIDIA publishes no redist manifest of %s, only its PyPI wheels (nvidia-%s-cu12, nvidia-%s-cu13); run with --source pypi", sp, sp.Tool.Title(), p, p)
+		}
+		return in.planPyPI(ctx, p, sp, t)
+	}
 	switch t.Source {
 	case "pypi":
 		return in.planPyPI(ctx, p, sp, t)
@@ -180,13 +186,13 @@ func (in *Installer) planNVIDIA(ctx context.Context, client *fetch.Client, p fet
 // setName fills kind, name and label: CUDA by release, cuDNN by the cudnn
 // component's own four-part version and the CUDA major of the build.
 func (pl *Plan) setName(p fetch.Product, rel, cudnnVer string, cudaMajor int) error {
-	if p == fetch.CUDNN {
+	if t := version.Tool(p); t.Library() {
 		v, err := version.Parse(cudnnVer)
 		if err != nil {
-			return fmt.Errorf("install cudnn %s: %w", rel, err)
+			return fmt.Errorf("install %s %s: %w", p, rel, err)
 		}
-		pl.Kind, pl.Name, pl.CUDAMajor = store.Cudnn, store.CudnnName(v, cudaMajor), cudaMajor
-		pl.Label = "cuDNN " + pl.Name
+		pl.Kind, pl.Name, pl.CUDAMajor = store.KindOf(t), store.CudnnName(v, cudaMajor), cudaMajor
+		pl.Label = t.Title() + " " + pl.Name
 		return nil
 	}
 	v, err := version.Parse(rel)
@@ -211,7 +217,7 @@ func pickRelease(p fetch.Product, sp version.Spec, releases []string) (string, e
 		if len(near) > 0 {
 			hint = "available: " + strings.Join(near, ", ")
 		}
-		return "", fmt.Errorf("install: no %s release matches %s; %s", p, strings.TrimPrefix(sp.String(), "cudnn@"), hint)
+		return "", fmt.Errorf("install: no %s release matches %s; %s", p, strings.TrimPrefix(sp.String(), string(sp.Tool)+"@"), hint)
 	}
 	return rel, nil
 }
@@ -236,6 +242,14 @@ func bestOf(sp version.Spec, names []string) (string, bool) {
 func cudnnVersion(m *fetch.Manifest, arts []fetch.Artifact) string {
 	for _, a := range arts {
 		if a.Component == "cudnn" && a.Version != "" {
+			return a.Version
+		}
+	}
+	// The other libraries' manifests hold one component, named for the
+	// library (libcutensor 2.8.1.0, libcusparse_lt 0.10.0.12): its version
+	// names the entry as cudnn's does.
+	for _, a := range arts {
+		if strings.HasPrefix(a.Component, "lib") && a.Version != "" {
 			return a.Version
 		}
 	}

@@ -50,13 +50,13 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		return arts, nil
 	}
 
-	if p == fetch.CUDNN {
+	if version.Tool(p).Library() {
 		req, rel, err := in.pypiCudnn(ctx, idx, sp, t)
 		if err != nil {
 			return nil, err
 		}
 		if pl.Artifacts, err = resolveAll([]pypi.Requirement{req}); err != nil {
-			return nil, fmt.Errorf("install cudnn %s from %s: %w", req.Version, idx.URL(), err)
+			return nil, fmt.Errorf("install %s %s from %s: %w", p, req.Version, idx.URL(), err)
 		}
 		release := rel.Version
 		if release == "" {
@@ -198,20 +198,22 @@ func (in *Installer) knownReleases(ctx context.Context) []pypi.Release {
 	return known
 }
 
-// pypiCudnn pins the cuDNN wheel for the target's CUDA major: the newest
-// version of nvidia-cudnn-cu<major> on the index that the spec matches.
+// pypiCudnn pins the wheel of a library (cuDNN, NCCL, …) for the target's
+// CUDA major: the newest version of nvidia-<library>-cu<major> on the
+// index that the spec matches.
 func (in *Installer) pypiCudnn(ctx context.Context, idx *pypi.Index, sp version.Spec, t Target) (pypi.Requirement, pypi.CudnnRelease, error) {
-	want := strings.TrimPrefix(sp.String(), "cudnn@")
-	project, err := pypi.Project("cudnn", t.CUDAMajor)
+	lib := string(sp.Tool)
+	want := strings.TrimPrefix(sp.String(), lib+"@")
+	project, err := pypi.Project(lib, t.CUDAMajor)
 	if err != nil {
-		return pypi.Requirement{}, pypi.CudnnRelease{}, fmt.Errorf("install cudnn %s: %w", want, err)
+		return pypi.Requirement{}, pypi.CudnnRelease{}, fmt.Errorf("install %s %s: %w", lib, want, err)
 	}
 	if !pypi.KnownPlatform(t.Platform) {
-		return pypi.Requirement{}, pypi.CudnnRelease{}, fmt.Errorf("install cudnn %s: NVIDIA publishes no wheels for platform %s", want, t.Platform)
+		return pypi.Requirement{}, pypi.CudnnRelease{}, fmt.Errorf("install %s %s: NVIDIA publishes no wheels for platform %s", lib, want, t.Platform)
 	}
 	vs, err := idx.Versions(ctx, project)
 	if err != nil {
-		return pypi.Requirement{}, pypi.CudnnRelease{}, fmt.Errorf("install cudnn %s: %w", want, err)
+		return pypi.Requirement{}, pypi.CudnnRelease{}, fmt.Errorf("install %s %s: %w", lib, want, err)
 	}
 	ver, ok := pypi.PickVersion(vs, sp)
 	if !ok {
@@ -219,24 +221,32 @@ func (in *Installer) pypiCudnn(ctx context.Context, idx *pypi.Index, sp version.
 		if len(near) > 8 {
 			near = near[len(near)-8:]
 		}
-		msg := fmt.Sprintf("install cudnn %s: %s has no version %s for CUDA %d", want, idx.URL(), want, t.CUDAMajor)
+		msg := fmt.Sprintf("install %s %s: %s has no version %s for CUDA %d", lib, want, idx.URL(), want, t.CUDAMajor)
 		if len(near) > 0 {
 			msg += "; its newest: " + strings.Join(near, ", ")
 		}
-		return pypi.Requirement{}, pypi.CudnnRelease{}, errors.New(msg + "; see: cudaenv ls-remote cudnn --source pypi")
+		return pypi.Requirement{}, pypi.CudnnRelease{}, errors.New(msg + "; see: cudaenv ls-remote " + lib + " --source pypi")
 	}
 	var rel pypi.CudnnRelease
-	for _, r := range pypi.CatalogCudnnReleases() {
-		if pypi.SameVersion(r.CudnnVersion, ver) {
-			rel = r
+	if sp.Tool == version.Cudnn {
+		for _, r := range pypi.CatalogCudnnReleases() {
+			if pypi.SameVersion(r.CudnnVersion, ver) {
+				rel = r
+			}
 		}
 	}
-	return pypi.Requirement{Component: "cudnn", Project: project, Version: ver}, rel, nil
+	return pypi.Requirement{Component: lib, Project: project, Version: ver}, rel, nil
 }
 
 // pypiCudnnVersions lists the cuDNN versions the index has for a CUDA
 // major (every major with a cuDNN wheel when major is 0), oldest first.
 func (in *Installer) pypiCudnnVersions(ctx context.Context, idx *pypi.Index, major int) (map[string][]int, error) {
+	return in.pypiLibraryVersions(ctx, idx, fetch.CUDNN, major)
+}
+
+// pypiLibraryVersions lists the versions of a library's wheels (cudnn,
+// nccl, …) the index has for a CUDA major (every major when 0).
+func (in *Installer) pypiLibraryVersions(ctx context.Context, idx *pypi.Index, p fetch.Product, major int) (map[string][]int, error) {
 	majors := []int{11, 12, 13}
 	if major != 0 {
 		majors = []int{major}
@@ -244,14 +254,14 @@ func (in *Installer) pypiCudnnVersions(ctx context.Context, idx *pypi.Index, maj
 	projects := map[string]int{}
 	var names []string
 	for _, m := range majors {
-		if p, err := pypi.Project("cudnn", m); err == nil {
-			projects[p] = m
-			names = append(names, p)
+		if proj, err := pypi.Project(string(p), m); err == nil {
+			projects[proj] = m
+			names = append(names, proj)
 		}
 	}
 	byProject, err := idx.ManyVersions(ctx, names)
 	if err != nil {
-		return nil, fmt.Errorf("list cuDNN releases on %s: %w", idx.URL(), err)
+		return nil, fmt.Errorf("list %s releases on %s: %w", version.Tool(p).Title(), idx.URL(), err)
 	}
 	out := map[string][]int{}
 	for p, vs := range byProject {

@@ -15,8 +15,8 @@ import (
 // broken entries: what a follow-up command on that version works on.
 func installedFor(st *store.Store, sp version.Spec, cudaMajor int) (store.Entry, bool) {
 	k := store.CUDA
-	if sp.Tool == version.Cudnn {
-		k = store.Cudnn
+	if sp.Tool.Library() {
+		k = store.KindOf(sp.Tool)
 	}
 	list, err := st.List(k)
 	if err != nil {
@@ -25,7 +25,7 @@ func installedFor(st *store.Store, sp version.Spec, cudaMajor int) (store.Entry,
 	var best store.Entry
 	found := false
 	for _, e := range list {
-		if e.Err != nil || e.Linked() || !sp.Match(e.Version) || (cudaMajor > 0 && k == store.Cudnn && e.CUDAMajor != cudaMajor) {
+		if e.Err != nil || e.Linked() || !sp.Match(e.Version) || (cudaMajor > 0 && k.Library() && e.CUDAMajor != cudaMajor) {
 			continue
 		}
 		if !found || version.Compare(e.Version, best.Version) > 0 {
@@ -61,7 +61,7 @@ func HintSource(st *store.Store, setting string) string {
 		return ""
 	}
 	n := 0
-	for _, k := range []store.Kind{store.CUDA, store.Cudnn} {
+	for _, k := range store.Kinds() {
 		list, err := st.List(k)
 		if err != nil {
 			return ""

@@ -29,12 +29,15 @@ type Remote struct {
 // or auto (NVIDIA, the PyPI index when the server cannot be reached).
 func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix version.Version, source string) ([]Remote, error) {
 	p, kind := fetch.CUDA, store.CUDA
-	if tool == version.Cudnn {
-		p, kind = fetch.CUDNN, store.Cudnn
+	if tool.Library() {
+		p, kind = fetch.Product(tool), store.KindOf(tool)
 	}
 	source, err := checkSource(source)
 	if err != nil {
 		return nil, fmt.Errorf("ls-remote: %w", err)
+	}
+	if !p.Redist() {
+		source = "pypi" // NVIDIA publishes it only there
 	}
 	var all []Remote
 	switch source {
@@ -62,7 +65,7 @@ func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix ver
 	list, _ := in.opts.Store.List(kind)
 	for _, ent := range list {
 		installed[ent.Version.String()] = true
-		if kind == store.Cudnn && len(ent.Version) > 3 {
+		if kind.Library() && len(ent.Version) > 3 {
 			installed[ent.Version[:3].String()] = true
 		}
 	}
@@ -109,8 +112,8 @@ func (in *Installer) pypiReleases(ctx context.Context, p fetch.Product) ([]Remot
 	if err != nil {
 		return nil, err
 	}
-	if p == fetch.CUDNN {
-		have, err := in.pypiCudnnVersions(ctx, idx, 0)
+	if version.Tool(p).Library() {
+		have, err := in.pypiLibraryVersions(ctx, idx, p, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +130,7 @@ func (in *Installer) pypiReleases(ctx context.Context, p fetch.Product) ([]Remot
 			}
 			out[i] = Remote{Release: v, Note: "for CUDA " + strings.Join(majors, " and ")}
 		}
-		in.cacheListing(idx.URL(), fetch.CUDNN, vs)
+		in.cacheListing(idx.URL(), p, vs)
 		return out, nil
 	}
 	offers, _, err := in.pypiOffers(ctx, idx)
@@ -169,8 +172,8 @@ func sortVersions(vs []string) {
 // completion lists them).
 func CachedReleases(cacheDir string, tool version.Tool) []version.Version {
 	p := fetch.CUDA
-	if tool == version.Cudnn {
-		p = fetch.CUDNN
+	if tool.Library() {
+		p = fetch.Product(tool)
 	}
 	seen := map[string]bool{}
 	var vs []version.Version

@@ -19,7 +19,7 @@ import (
 // every installed entry.
 func ForStore(st *store.Store, args []string, all bool) ([]Module, error) {
 	var picked []store.Entry
-	for _, k := range []store.Kind{store.CUDA, store.Cudnn} {
+	for _, k := range store.Kinds() {
 		list, err := st.List(k)
 		if err != nil {
 			return nil, err
@@ -40,7 +40,7 @@ func ForStore(st *store.Store, args []string, all bool) ([]Module, error) {
 			if err != nil || sp.Kind != version.Prefix {
 				return nil, fmt.Errorf("invalid version %q; name an installed version, e.g. 12.4 or cudnn@9.5", a)
 			}
-			if (sp.Tool == version.Cudnn) != (k == store.Cudnn) {
+			if (sp.Tool == version.CUDA) != (k == store.CUDA) || (k != store.CUDA && store.KindOf(sp.Tool) != k) {
 				continue
 			}
 			found := matching(sp, list, k == store.CUDA)
@@ -90,6 +90,17 @@ func moduleOf(ent *store.Entry) Module {
 	if ent.Linked() {
 		from = "a link to " + ent.Path
 	}
+	if ent.Kind.Library() && ent.Kind != store.Cudnn {
+		t := version.Tool(ent.Kind)
+		return Module{
+			Family:         string(ent.Kind),
+			Version:        ent.Name,
+			Whatis:         fmt.Sprintf("%s %s for CUDA %d", t.Title(), ent.Version, ent.CUDAMajor),
+			Help:           fmt.Sprintf("%s %s built for CUDA %d, at %s (installed by cudaenv from %s). Loads a CUDA %d module when none is loaded.", t.Title(), ent.Version, ent.CUDAMajor, ent.Path, from, ent.CUDAMajor),
+			Env:            activate.Want(activate.Resolved{Libs: map[version.Tool]*store.Entry{t: ent}}, "linux"),
+			NeedsCUDAMajor: ent.CUDAMajor,
+		}
+	}
 	if ent.Kind == store.Cudnn {
 		return Module{
 			Family:         "cudnn",
@@ -126,7 +137,8 @@ func WriteTree(dir string, mods []Module, f Format, prune bool, say func(line st
 	if !prune {
 		return nil
 	}
-	for _, family := range []string{"cuda", "cudnn"} {
+	for _, k := range store.Kinds() {
+		family := string(k)
 		names, err := os.ReadDir(filepath.Join(dir, family))
 		if err != nil {
 			continue

@@ -15,7 +15,6 @@ import (
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/shell"
-	"github.com/cudaenv/cudaenv/store"
 )
 
 // Current prints the selected versions and where the selection comes from.
@@ -58,7 +57,10 @@ func Which(in *In, args []string) error {
 // the toolkit's, or cuDNN's when only cuDNN is named or "cudnn" is asked.
 func Prefix(in *In, args []string) error {
 	wantCudnn := len(args) == 1 && args[0] == "cudnn"
-	if wantCudnn {
+	// Another library asked for by name: prefix nccl.
+	wantLib, named := activate.OtherLibraryNamed(strings.Join(args, ""))
+	named = named && len(args) == 1
+	if wantCudnn || named {
 		args = nil
 	}
 	var r activate.Resolved
@@ -72,6 +74,10 @@ func Prefix(in *In, args []string) error {
 		return fmt.Errorf("prefix: %w", err)
 	}
 	switch {
+	case named && r.Library(wantLib) == nil:
+		return fmt.Errorf("prefix: no %s is selected here; select one beside CUDA, e.g. cudaenv local 13 %s@VERSION", wantLib.Title(), wantLib)
+	case named:
+		fmt.Fprintln(in.Stdout, r.Library(wantLib).Path)
 	case wantCudnn && r.Cudnn == nil:
 		return errors.New("prefix: no cuDNN is selected here; name one: cudaenv prefix cudnn@9.5")
 	case wantCudnn || (r.CUDA == nil && r.Cudnn != nil):
@@ -292,6 +298,16 @@ func cmakeOf(r activate.Resolved, goos string) export.CMake {
 			}
 		}
 	}
+	for _, t := range activate.OtherLibraries() {
+		if e := r.Libs[t]; e != nil {
+			if c.Libraries == nil {
+				c.Libraries = map[string]string{}
+			}
+			for n, v := range activate.LibraryVars(t, e.Path) {
+				c.Libraries[n] = v
+			}
+		}
+	}
 	return c
 }
 
@@ -301,13 +317,10 @@ func cmakeOf(r activate.Resolved, goos string) export.CMake {
 func whichStore(r activate.Resolved) string {
 	var from, shadows []string
 	var root string
-	for _, ent := range []*store.Entry{r.CUDA, r.Cudnn} {
-		if ent == nil {
-			continue
-		}
+	for _, ent := range r.Entries() {
 		label := ent.Version.String()
-		if ent.Kind == store.Cudnn {
-			label = "cudnn@" + label
+		if ent.Kind.Library() {
+			label = string(ent.Kind) + "@" + label
 		}
 		switch {
 		case ent.System:

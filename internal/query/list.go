@@ -43,16 +43,12 @@ func List(in *In, args []string, asJSON bool) error {
 	}
 	st := in.Store()
 	active, _ := ResolveHere(in)
-	cudas, err := st.List(store.CUDA)
-	if err != nil {
-		return err
-	}
-	cudnns, err := st.List(store.Cudnn)
-	if err != nil {
-		return err
-	}
 	var rows []listed
-	for _, group := range [][]store.Entry{cudas, cudnns} {
+	for _, k := range store.Kinds() {
+		group, err := st.List(k)
+		if err != nil {
+			return err
+		}
 		for _, ent := range group {
 			rows = append(rows, describe(ent, active))
 		}
@@ -204,8 +200,10 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 		msg := ent.Err.Error()
 		r.Broken = &msg
 	}
-	if (active.CUDA != nil && active.CUDA.Dir == ent.Dir) || (active.Cudnn != nil && active.Cudnn.Dir == ent.Dir) {
-		r.Active, r.ActiveBy = true, active.Selection.Source.String()
+	for _, a := range active.Entries() {
+		if a.Dir == ent.Dir {
+			r.Active, r.ActiveBy = true, active.Selection.Source.String()
+		}
 	}
 	return r
 }

@@ -13,6 +13,7 @@ package query
 import (
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"strings"
 
@@ -86,8 +87,8 @@ func ResolveHere(in *In) (activate.Resolved, error) {
 	if err != nil {
 		return r, err
 	}
-	for _, e := range []*store.Entry{r.CUDA, r.Cudnn} {
-		if e != nil && !e.System {
+	for _, e := range r.Entries() {
+		if !e.System {
 			e.Shadows = st.Shadows(e.Kind, e.Name)
 		}
 	}
@@ -98,7 +99,20 @@ func ResolveHere(in *In) (activate.Resolved, error) {
 // entries, receipts read (doctor reports where a toolkit came from).
 func WithReceipts(in *In, r activate.Resolved) activate.Resolved {
 	st := in.Store()
-	for _, p := range []**store.Entry{&r.CUDA, &r.Cudnn} {
+	ps := []**store.Entry{&r.CUDA, &r.Cudnn}
+	if r.Libs != nil {
+		// A copy: the caller's map is left as it was.
+		libs := maps.Clone(r.Libs)
+		r.Libs = libs
+		for _, t := range activate.OtherLibraries() {
+			if e := libs[t]; e != nil {
+				if full, ok := st.Get(e.Kind, e.Name); ok && full.Dir == e.Dir {
+					libs[t] = &full
+				}
+			}
+		}
+	}
+	for _, p := range ps {
 		if *p == nil {
 			continue
 		}

@@ -34,7 +34,8 @@ const EnvVar = "CUDAENV_VERSION"
 // FileName is the per-project version file.
 const FileName = ".cuda-version"
 
-// ToolVersionsName is asdf's and mise's file; its cuda and cudnn lines count.
+// ToolVersionsName is asdf's and mise's file; its cuda, cudnn and other
+// library lines (nccl, cusparselt, …) count.
 const ToolVersionsName = ".tool-versions"
 
 // MaxFileSize caps a .cuda-version file and the global default; anything
@@ -448,12 +449,16 @@ func ParseToolVersions(name string, data []byte) ([]version.Spec, error) {
 			line = line[:c]
 		}
 		f := strings.Fields(line)
-		if len(f) < 2 || (f[0] != "cuda" && f[0] != "cudnn") {
+		if len(f) < 2 {
+			continue
+		}
+		tool, ok := version.ToolNamed(f[0])
+		if !ok {
 			continue
 		}
 		word := f[1]
-		if f[0] == "cudnn" {
-			word = "cudnn@" + f[1]
+		if tool.Library() {
+			word = string(tool) + "@" + f[1]
 		}
 		sp, err := parseWord(name, i+1, word)
 		if err != nil {

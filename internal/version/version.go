@@ -139,8 +139,8 @@ func (s Spec) String() string {
 	default:
 		body = s.Prefix.String()
 	}
-	if s.Tool == Cudnn {
-		return "cudnn@" + body
+	if s.Tool.Library() {
+		return string(s.Tool) + "@" + body
 	}
 	return body
 }
@@ -154,14 +154,11 @@ func ParseSpec(s string) (Spec, error) {
 	tool := CUDA
 	body := s
 	if name, rest, ok := strings.Cut(s, "@"); ok {
-		switch strings.ToLower(name) {
-		case "cuda":
-			tool = CUDA
-		case "cudnn":
-			tool = Cudnn
-		default:
+		t, ok := ToolNamed(strings.ToLower(name))
+		if !ok {
 			return Spec{}, ErrInvalid
 		}
+		tool = t
 		body = rest
 	}
 	switch strings.ToLower(body) {

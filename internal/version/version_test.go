@@ -48,7 +48,10 @@ func TestParseSpecAcceptsOnlyVersionText(t *testing.T) {
 		{desc: "a control character is refused", in: "12.4\x1b", bad: true},
 		{desc: "an empty component is refused", in: "12..4", bad: true},
 		{desc: "a four-part CUDA version is refused", in: "12.4.1.1", bad: true},
-		{desc: "an unknown tool is refused", in: "nccl@2.1", bad: true},
+		{desc: "an unknown tool is refused", in: "conda@2.1", bad: true},
+		{desc: "an NCCL spec", in: "nccl@2.30", want: "nccl@2.30"},
+		{desc: "a cuSPARSELt spec in capitals", in: "CUSPARSELT@0.8.1", want: "cusparselt@0.8.1"},
+		{desc: "nccl cannot be system", in: "nccl@system", bad: true},
 		{desc: "cudnn cannot be system", in: "cudnn@system", bad: true},
 		{desc: "a huge number is refused", in: "12345678901234", bad: true},
 	}

@@ -28,6 +28,18 @@ var packageDirs = map[string]string{
 	"libnvfatbin": "nvfatbin", "libnpp": "npp", "libnvjpeg": "nvjpeg", "cuda_sanitizer_api": "cuda_sanitizer_api",
 	"cuda_opencl": "cuda_opencl", "cuda_cuxxfilt": "cuda_cuxxfilt", "cuda_nvml_dev": "nvml",
 	"cuda_profiler_api": "cuda_profiler_api", "cudnn": "cudnn",
+	"nccl": "nccl", "cusparselt": "cusparselt", "cutensor": "cutensor", "cudss": "cudss", "nvshmem": "nvshmem",
+}
+
+// perPackage reports whether a library's wheels keep their own package
+// folder (nvidia/cudnn/, nvidia/nccl/) for every CUDA major, where the
+// toolkit's CUDA 13 wheels share nvidia/cu13/.
+func perPackage(component string) bool {
+	switch component {
+	case "cudnn", "nccl", "cusparselt", "cutensor", "cudss", "nvshmem":
+		return true
+	}
+	return false
 }
 
 // libNames are the library base names of the library components.
@@ -37,6 +49,7 @@ var libNames = map[string]string{
 	"libnpp": "nppc", "libnvjpeg": "nvjpeg", "cuda_nvrtc": "nvrtc", "cuda_cupti": "cupti",
 	"cuda_nvtx": "nvToolsExt", "cuda_opencl": "OpenCL", "cuda_sanitizer_api": "sanitizer-public",
 	"libnvptxcompiler": "nvptxcompiler_static", "cuda_culibos": "culibos", "cudnn": "cudnn",
+	"cusparselt": "cusparseLt",
 }
 
 // NvccVersionLine is what the generated nvcc prints last for --version, as
@@ -89,7 +102,7 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 	}
 	// dllDir is where DLLs go: bin/ for 11/12, bin/x86_64/ for 13 on Windows.
 	dllDir := "bin/"
-	if cudaMajor >= 13 && component != "cudnn" {
+	if cudaMajor >= 13 && !perPackage(component) {
 		dllDir = "bin/x86_64/"
 	}
 	tool := func(name string, lines ...string) file {
@@ -204,7 +217,7 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 func wheelEntries(project, component, version string, cudaMajor int, platTag string, files []file) []file {
 	root := "nvidia/cu" + fmt.Sprint(cudaMajor) + "/"
 	var out []file
-	if cudaMajor < 13 || component == "cudnn" {
+	if cudaMajor < 13 || perPackage(component) {
 		dir := packageDirs[component]
 		if dir == "" {
 			dir = strings.ReplaceAll(strings.TrimPrefix(component, "lib"), "-", "_")

@@ -44,6 +44,7 @@ type config struct {
 	extra      []pypi.Release
 	entries    map[string][]Entry
 	cudnn      []pypi.CudnnRelease
+	libraries  []pypi.Release
 	frameworks []FrameworkWheel
 	sdists     [][2]string // project, version
 }
@@ -66,6 +67,18 @@ func ExtraRelease(r pypi.Release) Option { return func(c *config) { c.extra = ap
 func ExtraCudnn(cudnnVersion string, cudaMajors ...int) Option {
 	return func(c *config) {
 		c.cudnn = append(c.cudnn, pypi.CudnnRelease{Version: cudnnVersion, CudnnVersion: cudnnVersion, CUDAMajors: cudaMajors})
+	}
+}
+
+// ExtraLibrary adds nvidia-<library>-cu<major> wheels of one version of a
+// library built per CUDA major (nccl, cusparselt, cutensor, cudss,
+// nvshmem) for these majors, laid out as NVIDIA's: nvidia-nccl-cu13
+// 2.30.7 holds nvidia/nccl/include/nccl.h and nvidia/nccl/lib/libnccl.so.2.
+func ExtraLibrary(library, version string, cudaMajors ...int) Option {
+	return func(c *config) {
+		for _, m := range cudaMajors {
+			c.libraries = append(c.libraries, pypi.Release{Version: fmt.Sprint(m), Components: []pypi.Component{{ID: library, Version: version}}})
+		}
 	}
 }
 
@@ -199,6 +212,7 @@ func New(tb testing.TB, opts ...Option) *Index {
 		}
 	}
 	rels = append(rels, cfg.extra...)
+	rels = append(rels, cfg.libraries...)
 	for _, r := range append(pypi.CatalogCudnnReleases(), cfg.cudnn...) {
 		for _, major := range r.CUDAMajors {
 			rels = append(rels, pypi.Release{Version: fmt.Sprint(major), Components: []pypi.Component{{ID: "cudnn", Version: r.CudnnVersion}}})

@@ -75,6 +75,14 @@ var Wheels = []Wheel{
 	{Component: "cuda_culibos", Base: "cuda-culibos", MinMajor: 13},
 	{Component: "libnvptxcompiler", Base: "nvptxcompiler", MinMajor: 13},
 	{Component: "cudnn", Base: "cudnn", Dir: "cudnn", KeepSuffix: true},
+	// The other libraries cudaenv installs beside CUDA, one wheel each per
+	// CUDA major, all keeping -cuXX: nvidia-nccl-cu13 unpacks to
+	// nvidia/nccl/{include/nccl.h,lib/libnccl.so.2}.
+	{Component: "nccl", Base: "nccl", Dir: "nccl", MinMajor: 11, KeepSuffix: true},
+	{Component: "cusparselt", Base: "cusparselt", Dir: "cusparselt", MinMajor: 12, KeepSuffix: true},
+	{Component: "cutensor", Base: "cutensor", Dir: "cutensor", MinMajor: 11, KeepSuffix: true},
+	{Component: "cudss", Base: "cudss", Dir: "cudss", MinMajor: 12, KeepSuffix: true},
+	{Component: "nvshmem", Base: "nvshmem", Dir: "nvshmem", MinMajor: 12, KeepSuffix: true},
 }
 
 // Platforms are the redist platforms that have wheels; the catalog keeps
