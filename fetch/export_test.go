@@ -1,6 +1,8 @@
 package fetch
 
 import (
+	"github.com/cudaenv/cudaenv/internal/rootfs"
+
 	"os"
 	"strings"
 	"sync/atomic"
@@ -34,5 +36,5 @@ func FailCacheWritesOf(sha string, wait func(), err error) (restore func()) {
 	return func() { cacheWrite = (*os.File).Write }
 }
 
-// SizeText is sizeText, for tests that check a message.
-var SizeText = sizeText
+// SizeText is rootfs.SizeText, for tests that check a message.
+var SizeText = rootfs.SizeText

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
 // withSpaceNeeded completes the hint of a full disk's error with the space
@@ -36,7 +38,7 @@ func withSpaceNeeded(err error, arts []Artifact, dir string) error {
 		return err
 	}
 	// Before the hint, which says what to do and ends the message.
-	msg = strings.TrimSuffix(msg, le.Hint) + fmt.Sprintf("the downloads still need %s in %s, more to unpack them; ", sizeText(need), dir) + le.Hint
+	msg = strings.TrimSuffix(msg, le.Hint) + fmt.Sprintf("the downloads still need %s in %s, more to unpack them; ", rootfs.SizeText(need), dir) + le.Hint
 	return &reworded{msg, err}
 }
 
@@ -48,17 +50,3 @@ type reworded struct {
 
 func (e *reworded) Error() string { return e.msg }
 func (e *reworded) Unwrap() error { return e.err }
-
-// sizeText is a size as list prints one: 1.5 GiB.
-func sizeText(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}

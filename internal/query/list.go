@@ -145,18 +145,7 @@ func Plural(n int, noun string) string {
 }
 
 // HumanBytes is a size in bytes, KiB, MiB, … with one decimal.
-func HumanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func HumanBytes(n int64) string { return rootfs.SizeText(n) }
 
 func describe(ent store.Entry, active activate.Resolved) listed {
 	r := listed{

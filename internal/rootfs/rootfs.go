@@ -247,6 +247,21 @@ func Check(dir string) error {
 	})
 }
 
+// SizeText is a size as cudaenv prints one: 512 B, 1.5 GiB (one
+// decimal, powers of 1024).
+func SizeText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
 // Size is the bytes of the regular files under dir, as du counts
 // apparent sizes; links are not followed, and what cannot be read counts
 // nothing.
