@@ -23,34 +23,17 @@ func ImportTorch(repo, variants []byte, label string) ([]byte, []string, error) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", label, err)
 	}
-	lines := strings.SplitAfter(string(repo), "\n")
-	hdr := -1
-	for i, l := range lines {
-		if l != "" && !strings.HasPrefix(l, "#") {
-			hdr = i
-			break
-		}
-	}
-	if hdr < 0 {
-		return nil, nil, fmt.Errorf("torch_cuda.tsv: no header")
-	}
-	ri, err := columnIndex(strings.Split(strings.TrimRight(lines[hdr], "\n"), "\t"), "torch", "variant", "cudnn", "nccl", "pypi_default", "source")
+	tbl, err := parseCurated(repo, "torch_cuda.tsv", "torch", "variant", "cudnn", "nccl", "pypi_default", "source")
 	if err != nil {
-		return nil, nil, fmt.Errorf("torch_cuda.tsv: %w", err)
+		return nil, nil, err
 	}
+	ri := tbl.col
 	rows := map[[2]string][]string{}
 	byTorch := map[string][][]string{}
-	cells := make([][]string, len(lines))
-	for i := hdr + 1; i < len(lines); i++ {
-		l := strings.TrimRight(lines[i], "\n")
-		if l == "" || strings.HasPrefix(l, "#") {
+	for _, c := range tbl.cells {
+		if c == nil {
 			continue
 		}
-		c := strings.Split(l, "\t")
-		if len(c) <= ri["source"] {
-			return nil, nil, fmt.Errorf("torch_cuda.tsv line %d: %d columns", i+1, len(c))
-		}
-		cells[i] = c
 		rows[[2]string{c[ri["torch"]], c[ri["variant"]]}] = c
 		byTorch[c[ri["torch"]]] = append(byTorch[c[ri["torch"]]], c)
 	}
@@ -88,18 +71,120 @@ func ImportTorch(repo, variants []byte, label string) ([]byte, []string, error) 
 			c[ri["source"]] += "; " + cite
 		}
 	}
+	return tbl.bytes(), notes, nil
+}
+
+// curated is a compat/data TSV split into lines, so a merge can rewrite rows
+// in place and keep comments, order and everything it does not touch.
+type curated struct {
+	lines []string   // with their "\n"
+	cells [][]string // per line: the row's cells, nil for comments and the header
+	col   map[string]int
+}
+
+func parseCurated(data []byte, name string, need ...string) (*curated, error) {
+	t := &curated{lines: strings.SplitAfter(string(data), "\n")}
+	t.cells = make([][]string, len(t.lines))
+	hdr := -1
+	for i, l := range t.lines {
+		l = strings.TrimRight(l, "\n")
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		c := strings.Split(l, "\t")
+		if hdr < 0 {
+			hdr = i
+			col, err := columnIndex(c, need...)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			t.col = col
+			continue
+		}
+		if len(c) != len(strings.Split(strings.TrimRight(t.lines[hdr], "\n"), "\t")) {
+			return nil, fmt.Errorf("%s line %d: %d columns", name, i+1, len(c))
+		}
+		t.cells[i] = c
+	}
+	if hdr < 0 {
+		return nil, fmt.Errorf("%s: no header", name)
+	}
+	return t, nil
+}
+
+func (t *curated) bytes() []byte {
 	var b bytes.Buffer
-	for i, l := range lines {
-		if cells[i] == nil {
+	for i, l := range t.lines {
+		if t.cells[i] == nil {
 			b.WriteString(l)
 			continue
 		}
-		b.WriteString(strings.Join(cells[i], "\t"))
+		b.WriteString(strings.Join(t.cells[i], "\t"))
 		if strings.HasSuffix(l, "\n") {
 			b.WriteByte('\n')
 		}
 	}
-	return b.Bytes(), notes, nil
+	return b.Bytes()
+}
+
+// ImportDomains checks torch_domains.tsv against the research table
+// torchvision_torch.tsv (each torchvision wheel's Requires-Dist on torch).
+// Only exact pins (torch (==X)) name a pairing; a range such as >=2.14.0 fits
+// several torch releases, so those rows stay as curated. torchaudio is not in
+// the research and is never touched; a torch release the table lacks is noted.
+func ImportDomains(repo, vision []byte, label string) ([]byte, []string, error) {
+	vHeader, vRows, err := splitTSV(vision)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", label, err)
+	}
+	vi, err := columnIndex(vHeader, "torchvision", "torch_requirement")
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", label, err)
+	}
+	tbl, err := parseCurated(repo, "torch_domains.tsv", "torch", "torchvision", "source")
+	if err != nil {
+		return nil, nil, err
+	}
+	ri := tbl.col
+	rows := map[string][]string{}
+	for _, c := range tbl.cells {
+		if c != nil {
+			rows[c[ri["torch"]]] = c
+		}
+	}
+	var notes []string
+	seen := map[string]bool{}
+	for _, v := range vRows {
+		tv, req := v[vi["torchvision"]], v[vi["torch_requirement"]]
+		torch, exact := strings.CutPrefix(req, "torch (==")
+		torch, closed := strings.CutSuffix(torch, ")")
+		if !exact || !closed {
+			continue
+		}
+		if !isVersion(tv) || !isVersion(torch) {
+			notes = append(notes, fmt.Sprintf("%s: skipped row %q: torchvision or torch_requirement malformed", label, strings.Join(v, "\t")))
+			continue
+		}
+		if seen[torch] {
+			continue // one torchvision per torch: the first the research lists
+		}
+		seen[torch] = true
+		c, ok := rows[torch]
+		if !ok {
+			notes = append(notes, fmt.Sprintf("torch %s: in %s (torchvision %s) but not in torch_domains.tsv; add its row (torchaudio by hand) and rerun", torch, label, tv))
+			continue
+		}
+		changed := false
+		if old := c[ri["torchvision"]]; old != tv {
+			notes = append(notes, fmt.Sprintf("torch %s torchvision: torch_domains.tsv had %s, %s says %s", torch, old, label, tv))
+			c[ri["torchvision"]] = tv
+			changed = true
+		}
+		if changed || !strings.Contains(c[ri["source"]], label) {
+			c[ri["source"]] += "; torchvision: PyPI wheel METADATA Requires-Dist torch (==" + torch + ") (" + label + ")"
+		}
+	}
+	return tbl.bytes(), notes, nil
 }
 
 // splitTSV returns the header and rows of a research TSV, skipping # lines.

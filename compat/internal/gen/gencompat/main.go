@@ -21,7 +21,7 @@ func main() {
 	data := flag.String("data", "data", "directory holding the TSV files")
 	out := flag.String("o", "tables_gen.go", "Go file to write")
 	manifests := flag.String("cudnn-manifests", "", "directory of cuDNN redistrib_*.json to refresh cudnn_cuda.tsv from")
-	research := flag.String("import", "", "directory of the research TSVs (torch_variants.tsv) to merge into data/ first")
+	research := flag.String("import", "", "directory of the research TSVs (torch_variants.tsv, torchvision_torch.tsv) to merge into data/ first")
 	label := flag.String("import-label", "../shared/nvidia/compat", "how sources name the -import directory")
 	flag.Parse()
 	if *research != "" {
@@ -62,33 +62,41 @@ func run(data, out, manifests string) error {
 }
 
 // importResearch merges torch_variants.tsv into data/torch_cuda.tsv and
-// prints what changed on stderr, so a refresh shows the facts it moved.
+// torchvision_torch.tsv into data/torch_domains.tsv, and prints what changed on stderr, so a refresh shows the facts it moved.
 func importResearch(data, dir, label string) error {
 	if _, err := os.Stat(dir); err != nil {
 		fmt.Fprintf(os.Stderr, "gencompat: no %s (%v); rendering data/ without importing\n", dir, err)
 		return nil
 	}
-	variants, err := os.ReadFile(filepath.Join(dir, "torch_variants.tsv"))
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	path := filepath.Join(data, "torch_cuda.tsv")
-	repo, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	merged, notes, err := gen.ImportTorch(repo, variants, label+"/torch_variants.tsv")
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	for _, n := range notes {
-		fmt.Fprintln(os.Stderr, "gencompat:", n)
-	}
-	if bytes.Equal(merged, repo) {
-		return nil
-	}
-	if err := os.WriteFile(path, merged, 0o644); err != nil {
-		return fmt.Errorf("import: write %s: %w", path, err)
+	for _, m := range []struct {
+		research, repo string
+		merge          func(repo, research []byte, label string) ([]byte, []string, error)
+	}{
+		{"torch_variants.tsv", "torch_cuda.tsv", gen.ImportTorch},
+		{"torchvision_torch.tsv", "torch_domains.tsv", gen.ImportDomains},
+	} {
+		research, err := os.ReadFile(filepath.Join(dir, m.research))
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		path := filepath.Join(data, m.repo)
+		repo, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		merged, notes, err := m.merge(repo, research, label+"/"+m.research)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		for _, n := range notes {
+			fmt.Fprintln(os.Stderr, "gencompat:", n)
+		}
+		if bytes.Equal(merged, repo) {
+			continue
+		}
+		if err := os.WriteFile(path, merged, 0o644); err != nil {
+			return fmt.Errorf("import: write %s: %w", path, err)
+		}
 	}
 	return nil
 }
