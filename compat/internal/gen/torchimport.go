@@ -50,14 +50,12 @@ func ImportTorch(repo, variants []byte, label string) ([]byte, []string, error) 
 			notes = append(notes, fmt.Sprintf("torch %s %s: in %s but not in torch_cuda.tsv; add its row (role and python from RELEASE.md) and rerun", torch, def, label))
 			continue
 		}
-		changed := false
 		for _, f := range [][2]string{{"cudnn", cudnn}, {"nccl", nccl}, {"pypi_default", "linux"}} {
 			if old := c[ri[f[0]]]; old != f[1] {
 				if old != "" {
 					notes = append(notes, fmt.Sprintf("torch %s %s %s: torch_cuda.tsv had %s, %s says %s", torch, def, f[0], old, label, f[1]))
 				}
 				c[ri[f[0]]] = f[1]
-				changed = true
 			}
 		}
 		// Only the build PyPI serves is the PyPI default.
@@ -67,7 +65,8 @@ func ImportTorch(repo, variants []byte, label string) ([]byte, []string, error) 
 				o[ri["pypi_default"]] = ""
 			}
 		}
-		if changed || !strings.Contains(c[ri["source"]], label) {
+		// A row that already names the research keeps its own wording.
+		if !strings.Contains(c[ri["source"]], label) {
 			c[ri["source"]] += "; " + cite
 		}
 	}
@@ -174,13 +173,13 @@ func ImportDomains(repo, vision []byte, label string) ([]byte, []string, error) 
 			notes = append(notes, fmt.Sprintf("torch %s: in %s (torchvision %s) but not in torch_domains.tsv; add its row (torchaudio by hand) and rerun", torch, label, tv))
 			continue
 		}
-		changed := false
 		if old := c[ri["torchvision"]]; old != tv {
-			notes = append(notes, fmt.Sprintf("torch %s torchvision: torch_domains.tsv had %s, %s says %s", torch, old, label, tv))
+			if old != "" {
+				notes = append(notes, fmt.Sprintf("torch %s torchvision: torch_domains.tsv had %s, %s says %s", torch, old, label, tv))
+			}
 			c[ri["torchvision"]] = tv
-			changed = true
 		}
-		if changed || !strings.Contains(c[ri["source"]], label) {
+		if !strings.Contains(c[ri["source"]], label) {
 			c[ri["source"]] += "; torchvision: PyPI wheel METADATA Requires-Dist torch (==" + torch + ") (" + label + ")"
 		}
 	}

@@ -61,6 +61,15 @@ func TestImportTorch(t *testing.T) {
 			},
 		},
 		{
+			name: "a new row left without pins gets them from the research, with no disagreement to report",
+			repo: strings.Replace(string(repo), "2.11\tcu130\tstable\trelease\t9.19.0.56\t2.28.9\t3.10-3.14, 3.14t\t\tlinux\t", "2.11\tcu130\tstable\trelease\t\t\t3.10-3.14, 3.14t\t\t\t", 1), variants: string(variants),
+			check: func(t *testing.T, out string) {
+				if !strings.HasPrefix(row([]byte(out), "2.11\tcu130"), "2.11\tcu130\tstable\trelease\t9.19.0.56\t2.28.9\t3.10-3.14, 3.14t\t\tlinux\t") {
+					t.Errorf("row = %q", row([]byte(out), "2.11\tcu130"))
+				}
+			},
+		},
+		{
 			name: "a variant wrongly marked as the PyPI default loses the mark",
 			repo: strings.Replace(string(repo), "2.11\tcu126\tstable\trelease\t9.10.2.21\t2.28.9\t3.10-3.14, 3.14t\t\t", "2.11\tcu126\tstable\trelease\t9.10.2.21\t2.28.9\t3.10-3.14, 3.14t\t\tlinux", 1), variants: string(variants),
 			wantNotes: []string{"torch 2.11 cu126 pypi_default: torch_cuda.tsv had linux, " + label + " says PyPI serves cu130"},
