@@ -7,4 +7,4 @@
 // from the toolkit's own include/crt/host_config.h.
 package compat
 
-//go:generate go run ./internal/gen/gencompat -data data -o tables_gen.go
+//go:generate go run ./internal/gen/gencompat -import ../../shared/nvidia/compat -data data -o tables_gen.go
