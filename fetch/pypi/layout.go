@@ -37,6 +37,15 @@ import (
 //	  nvidia/cu13/.metadata/... (build provenance in nvidia-cuda-cccl)
 //	  Windows: nvidia/cu13/bin/x86_64/cudart64_13.dll, nvidia/cu13/lib/x64/cudart.lib,
 //	  nvidia/cu13/bin/cicc.exe, nvidia/cu13/bin/x86_64/nvvm64_40_0.dll
+//	Library wheels (checked on PyPI, Linux x86_64, newest releases):
+//	  nvidia-nccl-cu12/-cu13:      nvidia/nccl/{include,lib}/...
+//	  nvidia-cusparselt-cu12 0.8.1: nvidia/cusparselt/include/cusparseLt.h, .../lib/libcusparseLt.so.0
+//	  nvidia-cusparselt-cu13 0.10.0: nvidia/cu13/include/cusparseLt.h, nvidia/cu13/lib/libcusparseLt.so.0
+//	  nvidia-cudss-cu12/-cu13 1.0.0.35: nvidia/cu12/ and nvidia/cu13/ {include/cudss.h, lib/libcudss.so.1}
+//	  nvidia-nvshmem-cu12/-cu13 3.8.0: nvidia/nvshmem/{include/nvshmem.h, lib/libnvshmem_host.so.3, share/...}
+//	  cutensor-cu12/-cu13 2.8.1 (no nvidia- prefix): cutensor/{include/cutensor.h, lib/libcutensor.so.2, LICENSE}
+//	Each installs into its own store folder, so dropping the first two
+//	segments gives include/ and lib/ for all of them.
 //	Every wheel: <project>-<version>.dist-info/{METADATA,WHEEL,RECORD,...}
 //
 // The store layout is the redist one. CUDA 12 wheels already match it below
@@ -56,6 +65,11 @@ var cu13Moves = []struct{ from, to string }{
 	{"include/nvvm.h", "nvvm/include/nvvm.h"},
 	{"bin/x86_64/", "bin/x64/"},
 }
+
+// bareRoots are the top folders of library wheels that do not live under
+// nvidia/ (cutensor-cu12 and -cu13: cutensor/include/cutensor.h,
+// cutensor/lib/libcutensor.so.2, cutensor/LICENSE).
+var bareRoots = map[string]bool{"cutensor": true}
 
 // errSkip marks wheel entries that have no place in a toolkit tree.
 var errSkip = errors.New("skipped")
@@ -85,6 +99,9 @@ func entryPath(name string) (string, error) {
 		return "", errSkip // folders are made as files need them
 	}
 	parts := strings.Split(name, "/")
+	if bareRoots[parts[0]] {
+		parts = append([]string{"nvidia"}, parts...) // cutensor/lib/x is nvidia/cutensor/lib/x elsewhere
+	}
 	base := parts[len(parts)-1]
 	if parts[0] != "nvidia" || len(parts) < 3 || base == "__init__.py" || strings.HasSuffix(base, ".pyc") {
 		return "", errSkip

@@ -40,6 +40,16 @@ func TestEntryPathMapsWheelEntriesToTheRedistLayout(t *testing.T) {
 		{"nvidia/cu13/lib/x64/cudart.lib", "lib/x64/cudart.lib"},
 		{"nvidia/cu14/bin/nvcc", "bin/nvcc"},
 		{"nvidia/cu13/lib/libnvvm_extra/readme", "lib/libnvvm_extra/readme"},
+		// The library wheels as they are on PyPI (see layout.go).
+		{"nvidia/nccl/include/nccl.h", "include/nccl.h"},
+		{"nvidia/cusparselt/lib/libcusparseLt.so.0", "lib/libcusparseLt.so.0"},
+		{"nvidia/cu13/include/cusparseLt.h", "include/cusparseLt.h"},
+		{"nvidia/cu12/include/cudss.h", "include/cudss.h"},
+		{"nvidia/cu13/lib/libcudss.so.1", "lib/libcudss.so.1"},
+		{"nvidia/nvshmem/lib/libnvshmem_host.so.3", "lib/libnvshmem_host.so.3"},
+		{"cutensor/include/cutensor.h", "include/cutensor.h"},
+		{"cutensor/include/cutensor/types.h", "include/cutensor/types.h"},
+		{"cutensor/lib/libcutensor.so.2", "lib/libcutensor.so.2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.entry, func(t *testing.T) {
@@ -64,6 +74,7 @@ func TestEntryPathSkipsWhatIsNotToolkit(t *testing.T) {
 		"nvidia/README",
 		"otherpkg/lib/libx.so",
 		"nvidia_cuda_nvcc-13.0.48.data/scripts/tool",
+		"cutensor_cu13-2.8.1.dist-info/RECORD",
 	} {
 		t.Run(entry, func(t *testing.T) {
 			dest, err := entryPath(entry)

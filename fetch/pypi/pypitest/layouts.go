@@ -42,6 +42,23 @@ func perPackage(component string) bool {
 	return false
 }
 
+// libraryRoot is the folder a library's real wheel keeps everything in,
+// where it is not nvidia/<pkg>/ with Python markers (as on PyPI, see
+// ../layout.go): cuDSS uses nvidia/cu12/ and nvidia/cu13/, cuSPARSELt
+// nvidia/cu13/ from CUDA 13 on, cuTENSOR (cutensor-cu12, no nvidia-
+// prefix) cutensor/, NVSHMEM nvidia/nvshmem/; none has __init__.py.
+func libraryRoot(component string, cudaMajor int) (string, bool) {
+	switch {
+	case component == "cudss", component == "cusparselt" && cudaMajor >= 13:
+		return "nvidia/cu" + fmt.Sprint(cudaMajor) + "/", true
+	case component == "cutensor":
+		return "cutensor/", true
+	case component == "nvshmem":
+		return "nvidia/nvshmem/", true
+	}
+	return "", false
+}
+
 // libNames are the library base names of the library components.
 var libNames = map[string]string{
 	"libcublas": "cublas", "libnvjitlink": "nvJitLink", "libcufft": "cufft", "libcurand": "curand",
@@ -49,7 +66,7 @@ var libNames = map[string]string{
 	"libnpp": "nppc", "libnvjpeg": "nvjpeg", "cuda_nvrtc": "nvrtc", "cuda_cupti": "cupti",
 	"cuda_nvtx": "nvToolsExt", "cuda_opencl": "OpenCL", "cuda_sanitizer_api": "sanitizer-public",
 	"libnvptxcompiler": "nvptxcompiler_static", "cuda_culibos": "culibos", "cudnn": "cudnn",
-	"cusparselt": "cusparseLt",
+	"cusparselt": "cusparseLt", "nvshmem": "nvshmem_host",
 }
 
 // NvccVersionLine is what the generated nvcc prints last for --version, as
@@ -217,7 +234,9 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 func wheelEntries(project, component, version string, cudaMajor int, platTag string, files []file) []file {
 	root := "nvidia/cu" + fmt.Sprint(cudaMajor) + "/"
 	var out []file
-	if cudaMajor < 13 || perPackage(component) {
+	if r, ok := libraryRoot(component, cudaMajor); ok {
+		root = r
+	} else if cudaMajor < 13 || perPackage(component) {
 		dir := packageDirs[component]
 		if dir == "" {
 			dir = strings.ReplaceAll(strings.TrimPrefix(component, "lib"), "-", "_")

@@ -35,6 +35,11 @@ type Wheel struct {
 	MinMajor, MaxMajor int
 	// KeepSuffix keeps -cuXX from CUDA 13 on (cuDNN: nvidia-cudnn-cu13).
 	KeepSuffix bool
+	// Bare projects have no nvidia- prefix and keep their files in <Dir>/
+	// rather than nvidia/<Dir>/ (cuTENSOR: cutensor-cu13, whose wheel has
+	// cutensor/include/cutensor.h and cutensor/lib/libcutensor.so.2;
+	// nvidia-cutensor-cu13 does not exist on PyPI).
+	Bare bool
 }
 
 // Wheels lists the components with wheels on PyPI. Each entry was checked
@@ -80,7 +85,7 @@ var Wheels = []Wheel{
 	// nvidia/nccl/{include/nccl.h,lib/libnccl.so.2}.
 	{Component: "nccl", Base: "nccl", Dir: "nccl", MinMajor: 11, KeepSuffix: true},
 	{Component: "cusparselt", Base: "cusparselt", Dir: "cusparselt", MinMajor: 12, KeepSuffix: true},
-	{Component: "cutensor", Base: "cutensor", Dir: "cutensor", MinMajor: 11, KeepSuffix: true},
+	{Component: "cutensor", Base: "cutensor", Dir: "cutensor", MinMajor: 11, KeepSuffix: true, Bare: true},
 	{Component: "cudss", Base: "cudss", Dir: "cudss", MinMajor: 12, KeepSuffix: true},
 	{Component: "nvshmem", Base: "nvshmem", Dir: "nvshmem", MinMajor: 12, KeepSuffix: true},
 }
@@ -105,6 +110,9 @@ func Lookup(component string, major int) (Wheel, bool) {
 
 // Project returns the wheel project name of w for a CUDA major.
 func (w Wheel) Project(major int) string {
+	if w.Bare {
+		return w.Base + "-cu" + strconv.Itoa(major)
+	}
 	if major >= 13 && !w.KeepSuffix {
 		return "nvidia-" + w.Base
 	}
