@@ -146,6 +146,11 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 			cuda = r.CUDA.Version.String()
 		}
 		rep.Add(doctor.ProductsCheck(libs, cuda))
+		if in.Torch != nil {
+			if c, ok := doctor.ProductPinsCheck(libs, in.Torch.Version, in.Torch.CUDAPins); ok {
+				rep.Add(c)
+			}
+		}
 	}
 	if gpu {
 		rep.Add(gpuCheck(ctx, e, h, r, len(in.GPUs) > 0))
