@@ -42,12 +42,31 @@ func (r Resolved) Entries() []*store.Entry {
 }
 
 // libraryVars are the variables the build systems of each library look
-// for, all naming its root unless listed in its include/lib ones:
-// PyTorch's setup and FindNCCL read NCCL_ROOT, NCCL_ROOT_DIR,
-// NCCL_INCLUDE_DIR and NCCL_LIB_DIR, NCCL's own Makefiles NCCL_HOME;
-// PyTorch's NVSHMEM and cuSPARSELt lookups NVSHMEM_HOME and
-// CUSPARSELT_ROOT; CuPy's cuTENSOR CUTENSOR_PATH. The first is the one
-// envdiff takes the root from (envdiff.LibraryRoots keeps them in step).
+// for, all naming its root unless listed in its include/lib ones. What
+// reads each (looked up in public sources; unconfirmed ones say so):
+//   - NCCL_ROOT_DIR, NCCL_INCLUDE_DIR, NCCL_LIB_DIR: PyTorch's
+//     cmake/Modules/FindNCCL.cmake (HINTS ${NCCL_INCLUDE_DIR},
+//     ${NCCL_ROOT_DIR}/include, ${NCCL_LIB_DIR}, ${NCCL_ROOT_DIR}/lib) and
+//     tools/setup_helpers (NCCL_ROOT_DIR, NCCL_INCLUDE_DIR);
+//     NCCL_ROOT: find_package(NCCL)'s <Package>_ROOT (CMP0074) and
+//     find modules such as llama.cpp's ($ENV{NCCL_ROOT});
+//     NCCL_HOME: nccl-tests' Makefile and NCCL's own build docs.
+//   - CUSPARSELT_ROOT, CUDSS_ROOT: PyTorch's FindCUSPARSELT.cmake and
+//     FindCUDSS.cmake search the <Package>_ROOT prefixes (CMP0074; they
+//     read $ENV{*_ROOT_DIR} only as a deprecated spelling), and
+//     Paddle's cusparselt.cmake reads $ENV{CUSPARSELT_ROOT}.
+//     CUSPARSELT_PATH, CUDSS_PATH: the _PATH spelling CuPy and other
+//     Python builds use for NVIDIA libraries (not confirmed per library).
+//   - CUTENSOR_ROOT: $ENV{CUTENSOR_ROOT} in the CMake find modules of
+//     cuTENSOR users; CUTENSOR_PATH: CuPy's build (not re-checked here).
+//   - NVSHMEM_HOME: NVSHMEM's install docs and examples
+//     (-I $NVSHMEM_HOME/include -L $NVSHMEM_HOME/lib), vLLM's and
+//     Triton-distributed's build scripts; NVSHMEM_ROOT: scripts that
+//     install it from source (Triton-distributed). PyTorch's own NVSHMEM
+//     lookup was not found in the searched sources.
+//
+// The first is the one envdiff takes the root from (envdiff.LibraryRoots
+// keeps them in step).
 var libraryVars = map[version.Tool]struct{ roots, include, lib []string }{
 	version.Nccl:       {roots: []string{"NCCL_HOME", "NCCL_ROOT", "NCCL_ROOT_DIR"}, include: []string{"NCCL_INCLUDE_DIR"}, lib: []string{"NCCL_LIB_DIR"}},
 	version.Cusparselt: {roots: []string{"CUSPARSELT_ROOT", "CUSPARSELT_PATH"}},
