@@ -79,8 +79,8 @@ func lockCmd(e *env, c *cli.Context) error {
 func lockSummary(lk *lockfile.Lock) string {
 	var parts []string
 	for _, p := range lk.Products() {
-		if p == lk.Cudnn {
-			parts = append(parts, fmt.Sprintf("cuDNN %s for CUDA %d (%s)", p.Release, p.CUDAMajor, p.Source))
+		if p.Tool().Library() {
+			parts = append(parts, fmt.Sprintf("%s %s for CUDA %d (%s)", p.Tool().Title(), p.Release, p.CUDAMajor, p.Source))
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("CUDA %s (%s)", p.Release, p.Source))
