@@ -15,6 +15,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/install"
+	"github.com/cudaenv/cudaenv/internal/version"
 )
 
 func bundleCommands(e *env) []*cli.Command {
@@ -107,8 +108,8 @@ func bundleExport(e *env, c *cli.Context) error {
 	var what []string
 	for _, ent := range ex.Entries {
 		label := "CUDA " + ent.Name
-		if ent.Kind == "cudnn" {
-			label = "cuDNN " + ent.Name
+		if t, ok := version.ToolNamed(ent.Kind); ok {
+			label = t.Title() + " " + ent.Name
 		}
 		what = append(what, label+" ("+ent.Platform+")")
 	}
