@@ -15,6 +15,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/install"
+	"github.com/cudaenv/cudaenv/internal/version"
 )
 
 func bundleCommands(e *env) []*cli.Command {
@@ -34,7 +35,7 @@ first. Installed trees are never packed, only NVIDIA's original archives.`,
 					&cli.StringSliceFlag{Name: "platform", Usage: "NVIDIA platform key, repeatable, e.g. --platform linux-x86_64 --platform linux-sbsa"},
 					&cli.StringFlag{Name: "profile", Value: "default", Usage: "minimal, default or full (as for install)"},
 					&cli.StringFlag{Name: "components", Usage: "comma-separated component ids instead of a profile"},
-					&cli.IntFlag{Name: "cuda-major", Usage: "for cuDNN alone: the CUDA major of the build"},
+					&cli.IntFlag{Name: "cuda-major", Usage: "for a library alone (cuDNN, NCCL, …): the CUDA major of the build"},
 					&cli.StringFlag{Name: "source", Usage: "nvidia, pypi or auto (as for install; also CUDAENV_SOURCE)"},
 					&cli.StringFlag{Name: "mirror", Usage: "base URL laid out like NVIDIA's (also CUDAENV_MIRROR)"},
 					&cli.IntFlag{Name: "jobs", Usage: "parallel downloads"},
@@ -107,8 +108,8 @@ func bundleExport(e *env, c *cli.Context) error {
 	var what []string
 	for _, ent := range ex.Entries {
 		label := "CUDA " + ent.Name
-		if ent.Kind == "cudnn" {
-			label = "cuDNN " + ent.Name
+		if t, ok := version.ToolNamed(ent.Kind); ok {
+			label = t.Title() + " " + ent.Name
 		}
 		what = append(what, label+" ("+ent.Platform+")")
 	}

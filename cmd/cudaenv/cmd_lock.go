@@ -25,7 +25,7 @@ func lockCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "profile", Usage: "minimal, default or full (default: the lock's, else what the installed version has, else default)"},
 			&cli.StringFlag{Name: "components", Usage: "comma-separated component ids instead of a profile"},
 			&cli.StringFlag{Name: "source", Usage: "nvidia, pypi or auto (default: the lock's; for a new lock, the one the installed version came from, else CUDAENV_SOURCE, else nvidia)"},
-			&cli.IntFlag{Name: "cuda-major", Usage: "for cuDNN alone: the CUDA major to lock the build for"},
+			&cli.IntFlag{Name: "cuda-major", Usage: "for a library alone (cuDNN, NCCL, …): the CUDA major to lock the build for"},
 			&cli.StringFlag{Name: "mirror", Usage: "base URL laid out like https://developer.download.nvidia.com/compute (also CUDAENV_MIRROR)"},
 			&cli.BoolFlag{Name: "offline", Usage: "use the cached release index and manifests only"},
 			&cli.BoolFlag{Name: "refresh", Usage: "refresh the cached release index first"},
@@ -79,8 +79,8 @@ func lockCmd(e *env, c *cli.Context) error {
 func lockSummary(lk *lockfile.Lock) string {
 	var parts []string
 	for _, p := range lk.Products() {
-		if p == lk.Cudnn {
-			parts = append(parts, fmt.Sprintf("cuDNN %s for CUDA %d (%s)", p.Release, p.CUDAMajor, p.Source))
+		if p.Tool().Library() {
+			parts = append(parts, fmt.Sprintf("%s %s for CUDA %d (%s)", p.Tool().Title(), p.Release, p.CUDAMajor, p.Source))
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("CUDA %s (%s)", p.Release, p.Source))

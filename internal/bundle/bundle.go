@@ -31,6 +31,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -164,8 +165,8 @@ func (ix *Index) Check() error {
 	for _, e := range ix.Entries {
 		what := e.Kind + " " + e.Name
 		switch {
-		case e.Kind != "cuda" && e.Kind != "cudnn":
-			return fmt.Errorf("version %q: kind %q is neither cuda nor cudnn", e.Name, e.Kind)
+		case !slices.Contains(Kinds, e.Kind):
+			return fmt.Errorf("version %q: kind %q is neither cuda nor cudnn nor a library cudaenv installs (%s)", e.Name, e.Kind, strings.Join(Kinds[2:], ", "))
 		case e.Source != "nvidia" && e.Source != "pypi":
 			return fmt.Errorf("%s: source %q is neither nvidia nor pypi", what, e.Source)
 		case !idRE().MatchString(e.Name) || !idRE().MatchString(e.Release):
@@ -191,6 +192,9 @@ func (ix *Index) Check() error {
 	}
 	return nil
 }
+
+// Kinds are the entry kinds a bundle may hold: the store's kinds.
+var Kinds = []string{"cuda", "cudnn", "nccl", "cusparselt", "cutensor", "cudss", "nvshmem"}
 
 // Lookup returns the listed file of a name.
 func (ix *Index) Lookup(name string) (File, bool) {

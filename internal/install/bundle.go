@@ -53,9 +53,6 @@ func (in *Installer) Export(ctx context.Context, req ExportRequest, w io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseUnlockable("bundle export", specs); err != nil {
-		return nil, err
-	}
 	platforms, err := in.platforms(req.Platforms)
 	if err != nil {
 		return nil, err
@@ -82,17 +79,22 @@ func (in *Installer) Export(ctx context.Context, req ExportRequest, w io.Writer)
 			}
 		}
 		for _, sp := range specs {
-			if sp.Tool != version.Cudnn {
+			if !sp.Tool.Library() {
 				continue
 			}
 			if major == 0 {
-				return nil, errors.New("bundle export: cuDNN is built per CUDA major; export it with a CUDA version (cudaenv bundle export 12.4 cudnn@9.5 -o …), or pass --cuda-major 12")
+				return nil, fmt.Errorf("bundle export: %s is built per CUDA major; export it with a CUDA version (cudaenv bundle export 12.4 %s -o …), or pass --cuda-major 12", sp.Tool.Title(), sp)
 			}
 			var comps []string
-			if !hasCUDA {
+			if !hasCUDA && sp.Tool == version.Cudnn {
 				comps = req.Components
 			}
-			pl, err := in.Plan(ctx, sp, Target{Source: source, Platform: platform, Profile: "full", Components: comps, CUDAMajor: major})
+			src := source
+			if !fetch.Product(sp.Tool).Redist() && src != "nvidia" {
+				// NCCL and NVSHMEM have PyPI wheels only.
+				src = "pypi"
+			}
+			pl, err := in.Plan(ctx, sp, Target{Source: src, Platform: platform, Profile: "full", Components: comps, CUDAMajor: major})
 			if err != nil {
 				return nil, err
 			}
@@ -388,8 +390,8 @@ func nvidiaBundlePlan(ix *bundle.Index, paths map[string]string, e bundle.Entry,
 	if e.Profile != "" && !slices.Contains(fetch.Profiles, e.Profile) {
 		return nil, fmt.Errorf("unknown profile %q", e.Profile)
 	}
-	if e.Kind == string(store.Cudnn) && e.CUDAMajor <= 0 {
-		return nil, errors.New("a cuDNN build without its CUDA major")
+	if version.Tool(e.Kind).Library() && e.CUDAMajor <= 0 {
+		return nil, fmt.Errorf("a %s build without its CUDA major", version.Tool(e.Kind).Title())
 	}
 	sel := fetch.Selection{Platform: e.Platform, Components: e.Components, CUDAMajor: e.CUDAMajor}
 	arts, err := m.Select(sel)
@@ -468,6 +470,10 @@ func pypiBundlePlan(ix *bundle.Index, paths map[string]string, e bundle.Entry, u
 		if w.Platform != e.Platform {
 			return nil, fmt.Errorf("%s is for %s", name, w.Platform)
 		}
+		if t := version.Tool(e.Kind); t.Library() && t != version.Cudnn && w.Component != string(t) {
+			// A library's wheel is its one component: nvcc is not NCCL.
+			return nil, fmt.Errorf("its wheel list has %s; a %s build has only its %s wheel", w.Component, t.Title(), t)
+		}
 		project, err := pypi.CheckLockedWheel(w.Component, major, w.Version, w.Platform, w.File)
 		if err != nil {
 			return nil, fmt.Errorf("its wheel list: %w", err)
@@ -487,9 +493,9 @@ func pypiBundlePlan(ix *bundle.Index, paths map[string]string, e bundle.Entry, u
 	}
 	pl.reselect = func([]string) ([]fetch.Artifact, error) { return pl.Artifacts, nil }
 	cudnnVer := ""
-	if p == fetch.CUDNN {
+	if version.Tool(p).Library() {
 		if e.CUDAMajor <= 0 {
-			return nil, errors.New("a cuDNN build without its CUDA major")
+			return nil, fmt.Errorf("a %s build without its CUDA major", version.Tool(p).Title())
 		}
 		cudnnVer = strings.TrimSuffix(e.Name, "-cuda"+strconv.Itoa(e.CUDAMajor))
 	}

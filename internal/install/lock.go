@@ -149,9 +149,6 @@ type relockOpts struct {
 // release, and every product gets its files for every platform (this
 // machine's, the requested ones and the old lock's).
 func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lockfile.Lock, o relockOpts) (*lockfile.Lock, error) {
-	if err := refuseUnlockable("lock", specs); err != nil {
-		return nil, err
-	}
 	host, err := fetch.HostPlatform(in.opts.GOOS, in.opts.GOARCH)
 	if err != nil {
 		return nil, err
@@ -201,18 +198,19 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 		}
 	}
 
-	var oldCUDA, oldCudnn *lockfile.Product
+	var oldCUDA *lockfile.Product
 	if old != nil {
-		oldCUDA, oldCudnn = old.CUDA, old.Cudnn
+		oldCUDA = old.CUDA
 	}
 	cudaMajor := o.cudaMajor
-	var cudaSpec, cudnnSpec *version.Spec
+	var cudaSpec *version.Spec
+	libSpecs := map[version.Tool]*version.Spec{}
 	for i := range specs {
-		switch specs[i].Tool {
-		case version.CUDA:
+		switch t := specs[i].Tool; {
+		case t == version.CUDA:
 			cudaSpec = &specs[i]
-		case version.Cudnn:
-			cudnnSpec = &specs[i]
+		case t.Library():
+			libSpecs[t] = &specs[i]
 		}
 	}
 	if cudaSpec != nil {
@@ -222,20 +220,39 @@ func (in *Installer) relock(ctx context.Context, specs []version.Spec, old *lock
 		}
 		cudaMajor = version.MustParse(lk.CUDA.Release).Major()
 	}
-	if cudnnSpec != nil {
-		if cudaMajor == 0 && oldCudnn != nil {
-			cudaMajor = oldCudnn.CUDAMajor
+	// Each library (cuDNN, NCCL, …) is locked per the CUDA major, in
+	// version.Libraries order.
+	for _, tool := range version.Libraries {
+		sp := libSpecs[tool]
+		if sp == nil {
+			continue
 		}
-		if cudaMajor == 0 {
-			return nil, errors.New("lock: cuDNN is built per CUDA major; put a CUDA version beside it in .cuda-version (12.4 cudnn@9.5) or pass --cuda-major 12")
+		var oldLib *lockfile.Product
+		if old != nil {
+			oldLib = old.Lib(tool)
 		}
-		t := Target{Source: o.source, Profile: "full", CUDAMajor: cudaMajor}
-		if cudaSpec == nil {
+		major := cudaMajor
+		if major == 0 && oldLib != nil {
+			major = oldLib.CUDAMajor
+		}
+		if major == 0 {
+			return nil, fmt.Errorf("lock: %s is built per CUDA major; put a CUDA version beside it in .cuda-version (12.4 %s) or pass --cuda-major 12", tool.Title(), sp)
+		}
+		t := Target{Source: o.source, Profile: "full", CUDAMajor: major}
+		if cudaSpec == nil && tool == version.Cudnn {
 			t.Components = lk.Components
 		}
-		if lk.Cudnn, err = in.lockProduct(ctx, *cudnnSpec, oldCudnn, t, o.defaultSource, plats, o.upgrade); err != nil {
+		defaultSource := o.defaultSource
+		if !fetch.Product(tool).Redist() && t.Source != "nvidia" {
+			// NCCL and NVSHMEM have PyPI wheels only; --source nvidia
+			// still fails with the plan's word on it.
+			t.Source, defaultSource = "pypi", "pypi"
+		}
+		p, err := in.lockProduct(ctx, *sp, oldLib, t, defaultSource, plats, o.upgrade)
+		if err != nil {
 			return nil, err
 		}
+		lk.SetLib(tool, p)
 	}
 	if err := lk.Validate(); err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
@@ -259,7 +276,7 @@ func (in *Installer) lockProduct(ctx context.Context, sp version.Spec, old *lock
 	default:
 		t.Source = "nvidia"
 	}
-	keep := old != nil && !upgrade && old.Spec.String() == sp.String() && (sp.Tool != version.Cudnn || old.CUDAMajor == t.CUDAMajor)
+	keep := old != nil && !upgrade && old.Spec.String() == sp.String() && (!sp.Tool.Library() || old.CUDAMajor == t.CUDAMajor)
 	pin := sp
 	if keep {
 		var err error

@@ -29,6 +29,11 @@ func (in *Installer) checkLockedWheels(ctx context.Context, lk *lockfile.Lock, p
 			return fmt.Errorf("%s: %w", lockName, err)
 		}
 		for _, f := range lp.Platforms[platform] {
+			if t := lp.Tool(); t.Library() && t != version.Cudnn && f.Component != string(t) {
+				// A library's wheel is its one component: a [nccl] table
+				// listing cuda_nvcc would install nvcc as NCCL.
+				return fmt.Errorf("%s: [%s] lists %s; a %s lock from PyPI has only its %s wheel; delete it and run cudaenv lock to write it again", lockName, t, f.Component, t.Title(), t)
+			}
 			if _, err := pypi.CheckLockedWheel(f.Component, major, f.Version, platform, f.Name); err != nil {
 				return fmt.Errorf("%s: %w; delete it and run cudaenv lock to write it again", lockName, err)
 			}
@@ -59,6 +64,11 @@ func (in *Installer) lockedWheelVersions(ctx context.Context, lp *lockfile.Produ
 			}
 			return lp.CUDAMajor, map[string]string{"cudnn": r.CudnnVersion}, nil
 		}
+		return lp.CUDAMajor, nil, nil
+	}
+	if lp.Tool().Library() {
+		// cudaenv's table has no releases of the other libraries: their
+		// wheels are held to their project and version.
 		return lp.CUDAMajor, nil, nil
 	}
 	rel, err := version.Parse(lp.Release)
@@ -121,8 +131,5 @@ func unpackWheelAs(project, version string) func(context.Context, *os.File, int6
 }
 
 func productName(lp *lockfile.Product) string {
-	if lp.Tool() == version.Cudnn {
-		return "cuDNN"
-	}
-	return "CUDA"
+	return lp.Tool().Title()
 }

@@ -108,11 +108,11 @@ func specString(specs []version.Spec) string {
 // name, size and sha256, which prepare finds on the mirror or index.
 func (in *Installer) planLocked(lk *lockfile.Lock, lp *lockfile.Product, platform, lockName string) (*Plan, error) {
 	p := fetch.CUDA
-	if lp.Tool() == version.Cudnn {
-		p = fetch.CUDNN
+	if lp.Tool().Library() {
+		p = fetch.Product(lp.Tool())
 	}
 	profile := lk.Profile
-	if lp.Tool() == version.Cudnn && (lk.CUDA != nil || profile != "") {
+	if lp.Tool().Library() && (lk.CUDA != nil || profile != "" || lp.Tool() != version.Cudnn) {
 		profile = "full"
 	}
 	var arts []fetch.Artifact
@@ -127,7 +127,9 @@ func (in *Installer) planLocked(lk *lockfile.Lock, lp *lockfile.Product, platfor
 			}
 			a.Name, a.Unpack, a.License = wn.Project, unpackWheelAs(wn.Project, wn.Version), "NVIDIA (see the wheel's license)"
 		}
-		if f.Component == "cudnn" {
+		if lp.Tool().Library() && (f.Component == string(lp.Tool()) || (cudnnVer == "" && strings.HasPrefix(f.Component, "lib"))) {
+			// The library's own component (cudnn, nccl; libcutensor in a
+			// redist manifest) names the store entry.
 			cudnnVer = f.Version
 		}
 		arts = append(arts, a)

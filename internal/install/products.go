@@ -38,18 +38,3 @@ func productSpecs(specs []version.Spec, pins []pypi.ProductPin) ([]version.Spec,
 	}
 	return specs, lines, nil
 }
-
-// refuseUnlockable stops lock and bundle export, whose files hold CUDA
-// and cuDNN only, before they leave a selected library out without a word.
-func refuseUnlockable(what string, specs []version.Spec) error {
-	hint := map[string]string{
-		"lock":          "a .cuda-version.lock holds only CUDA and cuDNN; take %s out of .cuda-version to lock the rest, and install it with cudaenv install",
-		"bundle export": "a bundle holds only CUDA and cuDNN; export without %s and install it with cudaenv install",
-	}[what]
-	for _, sp := range specs {
-		if sp.Tool.Library() && sp.Tool != version.Cudnn {
-			return fmt.Errorf("%s: %s cannot be recorded yet: "+hint, what, sp.Tool.Title(), sp)
-		}
-	}
-	return nil
-}

@@ -75,6 +75,9 @@ type Lock struct {
 	Components []string
 	CUDA       *Product // nil when .cuda-version selects no CUDA
 	Cudnn      *Product // nil when it selects no cuDNN
+	// Libs are the other libraries built per CUDA major (NCCL, cuSPARSELt,
+	// …), locked the way cuDNN is; nil or absent when none is selected.
+	Libs map[version.Tool]*Product
 }
 
 // Product is one locked product.
@@ -82,7 +85,8 @@ type Product struct {
 	Spec    version.Spec // as in .cuda-version: 12.4, cudnn@9.5
 	Release string       // the release it resolved to: 12.4.1, 9.5.1
 	Source  string       // nvidia or pypi
-	// CUDAMajor is the CUDA major a cuDNN build is for; 0 for CUDA.
+	// CUDAMajor is the CUDA major a library build (cuDNN, NCCL, …) is
+	// for; 0 for CUDA.
 	CUDAMajor int
 	// Platforms maps a platform key (linux-x86_64) to its files, sorted by
 	// component.
@@ -103,7 +107,8 @@ func PathFor(versionFile string) string {
 	return filepath.Join(filepath.Dir(versionFile), FileName)
 }
 
-// Products are the locked products, CUDA first.
+// Products are the locked products, CUDA first, then the libraries in
+// version.Libraries order.
 func (l *Lock) Products() []*Product {
 	var out []*Product
 	for _, p := range []*Product{l.CUDA, l.Cudnn} {
@@ -111,7 +116,32 @@ func (l *Lock) Products() []*Product {
 			out = append(out, p)
 		}
 	}
+	for _, t := range version.Libraries {
+		if p := l.Libs[t]; p != nil && t != version.Cudnn {
+			out = append(out, p)
+		}
+	}
 	return out
+}
+
+// Lib is the locked product of a library (cuDNN included), or nil.
+func (l *Lock) Lib(t version.Tool) *Product {
+	if t == version.Cudnn {
+		return l.Cudnn
+	}
+	return l.Libs[t]
+}
+
+// SetLib sets the locked product of a library (cuDNN included).
+func (l *Lock) SetLib(t version.Tool, p *Product) {
+	if t == version.Cudnn {
+		l.Cudnn = p
+		return
+	}
+	if l.Libs == nil {
+		l.Libs = map[version.Tool]*Product{}
+	}
+	l.Libs[t] = p
 }
 
 // Specs are the products' specs, CUDA first: what .cuda-version asked for
@@ -196,19 +226,31 @@ func (l *Lock) Validate() error {
 		}
 		seen[c] = true
 	}
-	if l.CUDA == nil && l.Cudnn == nil {
+	for t, p := range l.Libs {
+		if p == nil {
+			continue
+		}
+		if !t.Library() || t == version.Cudnn {
+			return fmt.Errorf("[%s] is not a library table", t)
+		}
+		if p.Spec.Tool != t {
+			return fmt.Errorf("[%s] has a %s spec", t, p.Spec.Tool.Title())
+		}
+	}
+	if len(l.Products()) == 0 {
 		return errors.New("no [cuda] or [cudnn] table; run cudaenv lock to write the lock again")
 	}
 	var plats []string
+	var first version.Tool
 	for _, p := range l.Products() {
 		if err := p.validate(); err != nil {
 			return fmt.Errorf("[%s]: %w", p.Spec.Tool, err)
 		}
 		have := slices.Sorted(maps.Keys(p.Platforms))
 		if plats == nil {
-			plats = have
+			plats, first = have, p.Spec.Tool
 		} else if !slices.Equal(plats, have) {
-			return fmt.Errorf("[cuda] has platforms %s, [cudnn] has %s; both need the same", strings.Join(plats, ", "), strings.Join(have, ", "))
+			return fmt.Errorf("[%s] has platforms %s, [%s] has %s; both need the same", first, strings.Join(plats, ", "), p.Spec.Tool, strings.Join(have, ", "))
 		}
 	}
 	if l.CUDA != nil && l.CUDA.Spec.Tool != version.CUDA {
@@ -240,7 +282,7 @@ func (p *Product) validate() error {
 		return fmt.Errorf("source %q is not one of %s", p.Source, strings.Join(Sources, ", "))
 	}
 	switch {
-	case sp.Tool == version.Cudnn && (p.CUDAMajor < 1 || p.CUDAMajor > 999):
+	case sp.Tool.Library() && (p.CUDAMajor < 1 || p.CUDAMajor > 999):
 		return fmt.Errorf("cuda-major %d is not a CUDA major", p.CUDAMajor)
 	case sp.Tool == version.CUDA && p.CUDAMajor != 0:
 		return errors.New("cuda-major belongs to [cudnn]")
@@ -274,6 +316,8 @@ func (p *Product) validate() error {
 			seen[f.Component] = true
 			if f.Component == "cudnn" {
 				cudnn = true
+			}
+			if sp.Tool.Library() && (f.Component == string(sp.Tool) || strings.HasPrefix(f.Component, "lib")) {
 				// cudnn@9.5.1.17 names the component's version, not the release.
 				if v, err := version.Parse(f.Version); err == nil && sp.Match(v) {
 					matched = true
@@ -372,6 +416,12 @@ func (l *Lock) sorted() *Lock {
 		return &q
 	}
 	c.CUDA, c.Cudnn = cp(l.CUDA), cp(l.Cudnn)
+	c.Libs = nil
+	for t, p := range l.Libs {
+		if p != nil {
+			c.SetLib(t, cp(p))
+		}
+	}
 	return &c
 }
 
@@ -463,8 +513,10 @@ func (d *decoder) fail(format string, args ...any) error {
 }
 
 var (
-	headerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[(cuda|cudnn)(?:\.([a-z0-9_-]+))?\]$`) })
-	keyRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z0-9_-]+)\s*=\s*(.*)$`) })
+	headerRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\[(cuda|cudnn|nccl|cusparselt|cutensor|cudss|nvshmem)(?:\.([a-z0-9_-]+))?\]$`)
+	})
+	keyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z0-9_-]+)\s*=\s*(.*)$`) })
 )
 
 func (d *decoder) readLine(line string) error {
@@ -474,7 +526,7 @@ func (d *decoder) readLine(line string) error {
 	if strings.HasPrefix(line, "[") {
 		m := headerRE().FindStringSubmatch(line)
 		if m == nil {
-			return d.fail("unknown table %s; a lock has [cuda], [cudnn] and [cuda.<platform>] tables", quoteShort(line))
+			return d.fail("unknown table %s; a lock has [cuda], [cudnn] (or another library: [nccl], …) and [cuda.<platform>] tables", quoteShort(line))
 		}
 		name := m[1]
 		if m[2] != "" {
@@ -536,15 +588,19 @@ func (d *decoder) readLine(line string) error {
 }
 
 func (d *decoder) productFor(tool string) *Product {
-	pp := &d.lock.CUDA
-	t := version.CUDA
-	if tool == "cudnn" {
-		pp, t = &d.lock.Cudnn, version.Cudnn
+	t, ok := version.ToolNamed(tool)
+	if !ok || t == version.CUDA {
+		if d.lock.CUDA == nil {
+			d.lock.CUDA = &Product{Spec: version.Spec{Tool: version.CUDA, Kind: -1}}
+		}
+		return d.lock.CUDA
 	}
-	if *pp == nil {
-		*pp = &Product{Spec: version.Spec{Tool: t, Kind: -1}}
+	p := d.lock.Lib(t)
+	if p == nil {
+		p = &Product{Spec: version.Spec{Tool: t, Kind: -1}}
+		d.lock.SetLib(t, p)
 	}
-	return *pp
+	return p
 }
 
 func (d *decoder) topKey(key string, s *scanner) error {
