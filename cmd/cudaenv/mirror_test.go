@@ -188,7 +188,7 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 }
 
 // scriptToolkit is the cuda-toolkit meta-package as the real index has
-// it (../shared/nvidia/compat/cuda_toolkit_pypi.tsv): 13.5.0, a release the
+// it (the research data in shared/nvidia/compat/cuda_toolkit_pypi.tsv): 13.5.0, a release the
 // catalog lacks, whose "all" extra pins its wheels (and not the newer
 // cuBLAS the index also has); 13.0.1 uploaded as 13.0.1.0; a pre-release
 // 13.6.0rc1 with its runtime 13.6.46rc1; a 13.7.0 sdist with no wheel.
@@ -215,7 +215,7 @@ func scriptToolkit() []pypitest.Option {
 // read whole, whose cuDNN pin no table has; jax-cuda13-plugin 0.9.0, in
 // no table, with ranges under its with-cuda extra; torch 2.16.0, whose
 // METADATA is too big to believe. Pins are shaped as in
-// ../shared/nvidia/compat/torch_pins.tsv.
+// the research data in shared/nvidia/compat/torch_pins.tsv.
 func scriptFrameworks() []pypitest.Option {
 	linux := `; platform_system == "Linux"`
 	return []pypitest.Option{

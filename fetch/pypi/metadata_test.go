@@ -14,7 +14,7 @@ import (
 
 // torch215 is a torch-like wheel of a release newer than every table: the
 // CUDA 13 pins of torch 2.11+ (cuda-toolkit with extras, cuDNN, NCCL;
-// shape from ../shared/nvidia/compat/torch_pins.tsv), with versions of
+// shape from the research data in shared/nvidia/compat/torch_pins.tsv), with versions of
 // the future.
 func torch215(serve pypitest.ServeMode) pypitest.FrameworkWheel {
 	return pypitest.FrameworkWheel{

@@ -11,7 +11,7 @@ import (
 )
 
 // Requirement lines below are copied from the real wheels' METADATA as
-// recorded in ../shared/nvidia/compat (torch_pins.tsv for torch 2.10.0
+// recorded in the research data in shared/nvidia/compat (torch_pins.tsv for torch 2.10.0
 // build 3, framework_cuda_pins.tsv for jax-cuda13-plugin 0.9.0 and
 // tensorflow 2.21.0); torch 2.15.0 is torch215 in metadata_test.go.
 
@@ -61,7 +61,7 @@ var cupy = pypitest.FrameworkWheel{Project: "cupy-cuda13x", Version: "14.0.0", S
 	ProvidesExtra: []string{"ctk"}}
 
 // toolkit is the cuda-toolkit meta-package: each extra pins one library
-// (shape from ../shared/nvidia/compat/cuda_toolkit_pypi.tsv).
+// (shape from the research data in shared/nvidia/compat/cuda_toolkit_pypi.tsv).
 func toolkit(v string) pypitest.FrameworkWheel {
 	return pypitest.FrameworkWheel{Project: "cuda-toolkit", Version: v, Python: "py2.py3", Platform: "any", Serve: pypitest.ServeWhole,
 		Requires: append(withExtra("cublas", "nvidia-cublas==13.2.1.1"), withExtra("curand", "nvidia-curand==10.4.2.51")...), ProvidesExtra: []string{"cublas", "curand", "all"}}

@@ -182,7 +182,7 @@ func TestAHostileMetaPackageIsRefused(t *testing.T) {
 }
 
 // From 12.9.2 on NVIDIA pins nvJitLink as a range (nvidia-nvjitlink<14,>=13.4.52
-// for 13.4.1.0, ../shared/nvidia/compat/cuda_toolkit_pypi.tsv): its lower
+// for 13.4.1.0, the research data in shared/nvidia/compat/cuda_toolkit_pypi.tsv): its lower
 // bound is the release's own build.
 func TestAMetaPackageRangeMeansItsLowerBound(t *testing.T) {
 	rel, ok, err := pypi.ToolkitRelease("13.4.1", []string{
@@ -251,7 +251,7 @@ func TestWithToolkitPinsTheTablesReleaseAsTheMetaPackageDoes(t *testing.T) {
 	}
 }
 
-// testdata/cuda_toolkit_pypi.tsv is ../shared/nvidia/compat/cuda_toolkit_pypi.tsv:
+// testdata/cuda_toolkit_pypi.tsv is the research data in shared/nvidia/compat/cuda_toolkit_pypi.tsv:
 // the "all" pins of every cuda-toolkit release on PyPI. Each reads as a
 // release (pre-releases aside), and where the table has the release, the
 // meta-package pins the table's versions.
