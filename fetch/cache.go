@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
@@ -21,7 +20,11 @@ import (
 // cudaenv's own, and the marker that says so. Other programs' files may sit
 // beside them when CUDAENV_CACHE_DIR names a shared folder: nothing here
 // touches those.
-var cacheFolders = []string{"index", "manifests", "archives", "metadata"}
+var cacheFolders = []string{"index", "manifests", "archives", "metadata", UnpackedFolder}
+
+// UnpackedFolder is the cache's folder of unpacked wheels (see
+// fetch/pypi's cache of them): one folder per wheel, named by its sha256.
+const UnpackedFolder = "unpacked"
 
 // CacheMarker is the file that marks a folder as cudaenv's download cache:
 // a cache directory tag (https://bford.info/cachedir/), so backup tools
@@ -67,7 +70,7 @@ func onlyOurs(dir string) bool {
 		return false
 	}
 	for _, de := range des {
-		if !de.IsDir() || (!slices.Contains(adoptable, de.Name()) && !strings.HasPrefix(de.Name(), ImportPrefix)) {
+		if !de.IsDir() || (!slices.Contains(adoptable, de.Name()) && !isWorkDir(de.Name())) {
 			return false
 		}
 	}

@@ -156,6 +156,9 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		todo <- i
 	}
 	close(todo)
+	var remaining atomic.Int64
+	remaining.Store(int64(len(arts)))
+	allDone := make(chan struct{})
 	for w := 0; w < min(c.jobs(), len(arts)); w++ {
 		dlWG.Add(1)
 		go func() {
@@ -163,6 +166,25 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 			for i := range todo {
 				if ctx.Err() != nil {
 					return
+				}
+				if a := &arts[i]; a.Reuse != nil {
+					ok, err := a.Reuse(ctx, dest)
+					if err != nil {
+						if ctx.Err() == nil {
+							fail(fmt.Errorf("extract %s: %w (%s)", a.label(), localize(err, inDest), filepath.Base(a.RelativePath)))
+						}
+						return
+					}
+					if ok {
+						cached(prog, a.Size)
+						if prog != nil {
+							prog.ComponentDone(a.Component)
+						}
+						if remaining.Add(-1) == 0 {
+							close(allDone)
+						}
+						continue
+					}
 				}
 				p, err := obtain.get(ctx, &arts[i])
 				if err != nil {
@@ -178,9 +200,6 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		return nil, fmt.Errorf("fetch: %w", err)
 	}
 	defer m.close()
-	var remaining atomic.Int64
-	remaining.Store(int64(len(arts)))
-	allDone := make(chan struct{})
 	for w := 0; w < min(c.unpackers(), len(arts)); w++ {
 		exWG.Add(1)
 		go func() {

@@ -19,6 +19,24 @@ import (
 // next command that uses the cache removes it (see sweepImports).
 const ImportPrefix = "bundle-import-"
 
+// UnpackPrefix names the folders a wheel is unpacked into on its way to
+// the cache of unpacked wheels (UnpackedFolder), held and swept as import
+// folders are.
+const UnpackPrefix = "unpack-"
+
+// workPrefixes are the names of the cache's held work folders.
+var workPrefixes = []string{ImportPrefix, UnpackPrefix}
+
+// isWorkDir reports whether name is one of the cache's held work folders.
+func isWorkDir(name string) bool {
+	for _, p := range workPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // ownerLock is the file in an import folder its import keeps locked.
 const ownerLock = ".owner.lock"
 
@@ -32,13 +50,19 @@ const unownedAge = time.Hour
 // that killed imports left. The folder is held until done is called,
 // which deletes it.
 func NewImportDir(dir string) (path string, done func(), err error) {
+	return NewWorkDir(dir, ImportPrefix)
+}
+
+// NewWorkDir is NewImportDir for a folder named prefix (one of
+// ImportPrefix, UnpackPrefix) followed by a random part.
+func NewWorkDir(dir, prefix string) (path string, done func(), err error) {
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", nil, localize(err, inCache)
 		}
 		sweepImports(dir)
 	}
-	path, err = os.MkdirTemp(dir, ImportPrefix)
+	path, err = os.MkdirTemp(dir, prefix)
 	if err != nil {
 		return "", nil, localize(err, inCache)
 	}
@@ -78,7 +102,7 @@ func sweepImports(dir string) {
 		return
 	}
 	for _, de := range des {
-		if de.IsDir() && strings.HasPrefix(de.Name(), ImportPrefix) {
+		if de.IsDir() && isWorkDir(de.Name()) {
 			removeIfAbandoned(filepath.Join(dir, de.Name()))
 		}
 	}
@@ -122,7 +146,7 @@ func AbandonedImports(dir string) (paths []string, bytes int64) {
 	des, _ := os.ReadDir(dir)
 	for _, de := range des {
 		p := filepath.Join(dir, de.Name())
-		if de.IsDir() && strings.HasPrefix(de.Name(), ImportPrefix) && ifAbandoned(p, func() bool { return true }) {
+		if de.IsDir() && isWorkDir(de.Name()) && ifAbandoned(p, func() bool { return true }) {
 			paths = append(paths, p)
 			bytes += rootfs.Size(p)
 		}
@@ -143,7 +167,7 @@ func importUsage(dir string) int64 {
 	var n int64
 	des, _ := os.ReadDir(dir)
 	for _, de := range des {
-		if de.IsDir() && strings.HasPrefix(de.Name(), ImportPrefix) {
+		if de.IsDir() && isWorkDir(de.Name()) {
 			n += rootfs.Size(filepath.Join(dir, de.Name()))
 		}
 	}
@@ -157,7 +181,7 @@ func pruneImports(dir string) []string {
 	des, _ := os.ReadDir(dir)
 	for _, de := range des {
 		p := filepath.Join(dir, de.Name())
-		if de.IsDir() && strings.HasPrefix(de.Name(), ImportPrefix) && removeIfAbandoned(p) {
+		if de.IsDir() && isWorkDir(de.Name()) && removeIfAbandoned(p) {
 			removed = append(removed, p)
 		}
 	}

@@ -89,6 +89,12 @@ type Artifact struct {
 	// every link in the finished tree.
 	Unpack func(ctx context.Context, f *os.File, size int64, dest string) error
 
+	// Reuse, if set, is tried before the archive is obtained: it installs
+	// the artifact into dest from elsewhere (the cache of unpacked wheels)
+	// and reports whether it did. If not, the archive is obtained and
+	// unpacked as usual. It writes as Unpack does.
+	Reuse func(ctx context.Context, dest string) (bool, error)
+
 	problem string // why the manifest entry is unusable, found while decoding
 }
 

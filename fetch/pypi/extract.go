@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"io/fs"
 	"runtime"
 	"slices"
@@ -27,7 +28,7 @@ const copyBufSize = 256 << 10
 // name given twice) writes them one after another as listed; otherwise
 // files are written by one worker per core, largest first so that the
 // last to finish is a small one. The first error stops the others.
-func extractEntries(ctx context.Context, t *rootfs.Tree, jobs []entryJob, inOrder bool) error {
+func extractEntries(ctx context.Context, t *rootfs.Tree, jobs []entryJob, inOrder bool, o writeOptions) error {
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	if inOrder || workers <= 1 {
 		buf := make([]byte, copyBufSize)
@@ -35,7 +36,7 @@ func extractEntries(ctx context.Context, t *rootfs.Tree, jobs []entryJob, inOrde
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := extractEntry(ctx, t, j, buf); err != nil {
+			if err := extractEntry(ctx, t, j, buf, o); err != nil {
 				return err
 			}
 		}
@@ -61,7 +62,7 @@ func extractEntries(ctx context.Context, t *rootfs.Tree, jobs []entryJob, inOrde
 				if i >= len(order) || ctx.Err() != nil {
 					return
 				}
-				if err := extractEntry(ctx, t, order[i], buf); err != nil {
+				if err := extractEntry(ctx, t, order[i], buf, o); err != nil {
 					once.Do(func() { firstErr = err; cancel() })
 					return
 				}
@@ -75,9 +76,18 @@ func extractEntries(ctx context.Context, t *rootfs.Tree, jobs []entryJob, inOrde
 	return context.Cause(ctx) // the caller's, if it ended
 }
 
-func extractEntry(ctx context.Context, t *rootfs.Tree, j entryJob, buf []byte) error {
+// writeOptions are how the cache of unpacked wheels has files written:
+// read-only, each hashed as it is written.
+type writeOptions struct {
+	readOnly bool
+	// wrote, if set, hears of each file written whole: its mode as
+	// installed (0644 or 0755), size and sha256.
+	wrote func(rel string, perm fs.FileMode, size int64, sum [sha256.Size]byte)
+}
+
+func extractEntry(ctx context.Context, t *rootfs.Tree, j entryJob, buf []byte, o writeOptions) error {
 	if j.f.Mode()&fs.ModeSymlink != 0 {
 		return extractLink(t, j.f, j.rel)
 	}
-	return extractFile(ctx, t, j.f, j.rel, buf)
+	return extractFile(ctx, t, j.f, j.rel, buf, o)
 }

@@ -3,8 +3,10 @@ package pypi
 import (
 	"archive/zip"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -197,62 +199,73 @@ func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
 // ExtractWheelContext is ExtractWheel that stops, with ctx's error, soon
 // after ctx is done (between entries and inside a large one).
 func ExtractWheelContext(ctx context.Context, r io.ReaderAt, size int64, dest string) error {
+	wp, err := openWheel(ctx, r, size)
+	if err != nil {
+		return err
+	}
+	return extractPlanned(ctx, wp, dest)
+}
+
+// wheelPlan is a wheel's entries, every one checked before any is written.
+type wheelPlan struct {
+	jobs    []entryJob
+	written map[string]bool // the names it writes (files and links)
+	links   []string        // its symlinks
+	inOrder bool            // it must be written in order (links, a name twice)
+}
+
+// openWheel reads and checks a wheel's zip directory: every entry name,
+// its type and the total size, before anything is written.
+func openWheel(ctx context.Context, r io.ReaderAt, size int64) (*wheelPlan, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
-		return fmt.Errorf("open wheel: %w", err)
+		return nil, fmt.Errorf("open wheel: %w", err)
 	}
 	if err := checkDeclaredSize(zr, size); err != nil {
-		return fmt.Errorf("extract wheel: %w", err)
+		return nil, fmt.Errorf("extract wheel: %w", err)
 	}
 	// internal/inflate: compress/flate's output and checks, at about twice
 	// its speed (BenchmarkInflate); inflating is most of an install's CPU.
 	zr.RegisterDecompressor(zip.Deflate, inflate.NewReader)
-	t, err := rootfs.Open(dest)
-	if err != nil {
-		return fmt.Errorf("open extraction target: %w", err)
-	}
-	defer t.Close()
-	root := t.Root()
-	// Every entry is checked before any is written; files are then
-	// inflated on all cores (entries are independent).
-	written := map[string]bool{}
-	var links []string
-	var jobs []entryJob
-	inOrder := false
+	wp := &wheelPlan{written: map[string]bool{}}
 	for _, f := range zr.File {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		rel, err := entryPath(f.Name)
 		if errors.Is(err, errSkip) {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("extract wheel: %w", err)
+			return nil, fmt.Errorf("extract wheel: %w", err)
 		}
 		if rootfs.Owned(rel) {
-			return fmt.Errorf("extract wheel: entry %q: %s is a name only cudaenv writes", f.Name, rootfs.Show(rel))
+			return nil, fmt.Errorf("extract wheel: entry %q: %s is a name only cudaenv writes", f.Name, rootfs.Show(rel))
 		}
 		mode := f.Mode()
 		switch {
 		case mode.IsDir():
 			continue
 		case mode&fs.ModeSymlink != 0:
-			links = append(links, rel)
-			inOrder = true // a link can change where later entries land
+			wp.links = append(wp.links, rel)
+			wp.inOrder = true // a link can change where later entries land
 		case mode.IsRegular():
 		default:
-			return fmt.Errorf("extract wheel: entry %q: unsupported file type %v", f.Name, mode.Type())
+			return nil, fmt.Errorf("extract wheel: entry %q: unsupported file type %v", f.Name, mode.Type())
 		}
-		if written[rel] {
-			inOrder = true // the last of the same name wins, as it always did
+		if wp.written[rel] {
+			wp.inOrder = true // the last of the same name wins, as it always did
 		}
-		written[rel] = true
-		jobs = append(jobs, entryJob{f, rel})
+		wp.written[rel] = true
+		wp.jobs = append(wp.jobs, entryJob{f, rel})
 	}
-	if err := extractEntries(ctx, t, jobs, inOrder); err != nil {
-		return fmt.Errorf("extract wheel: %w", err)
-	}
+	return wp, nil
+}
+
+// finishWheel adds the development links for a wheel's libraries (see
+// ExtractWheel) and resolves every link the wheel brought, once the whole
+// wheel is in the tree.
+func finishWheel(root *os.Root, written map[string]bool, links []string) error {
 	for link, target := range devLinks(written) {
 		if _, err := root.Lstat(link); err == nil {
 			continue
@@ -310,7 +323,7 @@ func devLinks(written map[string]bool) map[string]string {
 	return links
 }
 
-func extractFile(ctx context.Context, t *rootfs.Tree, f *zip.File, rel string, buf []byte) error {
+func extractFile(ctx context.Context, t *rootfs.Tree, f *zip.File, rel string, buf []byte, o writeOptions) error {
 	perm := fs.FileMode(0o644)
 	if f.Mode()&0o111 != 0 {
 		perm = 0o755
@@ -320,17 +333,33 @@ func extractFile(ctx context.Context, t *rootfs.Tree, f *zip.File, rel string, b
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
 	defer src.Close()
-	out, err := t.CreateFile(rel, perm)
+	mode := perm
+	if o.readOnly {
+		mode &^= 0o222
+	}
+	out, err := t.CreateFile(rel, mode)
 	if err != nil {
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
+	var w io.Writer = fileWriter{out}
+	var h hash.Hash
+	if o.wrote != nil {
+		h = sha256.New()
+		w = io.MultiWriter(w, h)
+	}
 	// zip checks the CRC-32 and the declared size at EOF.
-	if _, err := io.CopyBuffer(fileWriter{out}, ctxReader{ctx, src}, buf); err != nil {
+	n, err := io.CopyBuffer(w, ctxReader{ctx, src}, buf)
+	if err != nil {
 		out.Close()
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
 	if err := out.Close(); err != nil {
 		return fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	if h != nil {
+		var sum [sha256.Size]byte
+		h.Sum(sum[:0])
+		o.wrote(rel, perm, n, sum)
 	}
 	return nil
 }

@@ -82,6 +82,16 @@ func WheelFor(filename, project, platform string) bool {
 // extracted. The file name and the index only say what a wheel claims to
 // be; its metadata is what pip would install it as.
 func ExtractPlannedWheel(ctx context.Context, r io.ReaderAt, size int64, dest, project, version string) error {
+	wp, err := openPlannedWheel(ctx, r, size, project, version)
+	if err != nil {
+		return err
+	}
+	return extractPlanned(ctx, wp, dest)
+}
+
+// checkPlannedMetadata refuses a wheel whose METADATA does not say it is
+// project==version.
+func checkPlannedMetadata(r io.ReaderAt, size int64, project, version string) error {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return fmt.Errorf("open wheel: %w", err)
@@ -93,7 +103,7 @@ func ExtractPlannedWheel(ctx context.Context, r io.ReaderAt, size int64, dest, p
 	if NormalizeProject(name) != NormalizeProject(project) || !SameVersion(ver, version) {
 		return fmt.Errorf("wheel of %s %s: its METADATA says it is %s %s; refusing it", project, version, quoteMeta(name), quoteMeta(ver))
 	}
-	return ExtractWheelContext(ctx, r, size, dest)
+	return nil
 }
 
 // wheelMetadata reads Name and Version from the one *.dist-info/METADATA

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
 	"github.com/cudaenv/cudaenv/internal/lockfile"
 	"github.com/cudaenv/cudaenv/internal/version"
@@ -127,6 +128,25 @@ func (in *Installer) withIndexToolkit(ctx context.Context, known []pypi.Release)
 func unpackWheelAs(project, version string) func(context.Context, *os.File, int64, string) error {
 	return func(ctx context.Context, f *os.File, size int64, dest string) error {
 		return pypi.ExtractPlannedWheel(ctx, f, size, dest, project, version)
+	}
+}
+
+// cachedWheel has the wheel artifact a (planned as project==version)
+// unpacked through the download cache's cache of unpacked wheels, and
+// installed from there, as hard links, when that holds it (see
+// pypi.WheelCache).
+func (in *Installer) cachedWheel(a *fetch.Artifact, project, version string) {
+	if in.opts.CacheDir == "" {
+		a.Unpack = unpackWheelAs(project, version)
+		return
+	}
+	c := pypi.WheelCache{Dir: in.opts.CacheDir, Notice: in.opts.Notice}
+	sha := a.SHA256
+	a.Unpack = func(ctx context.Context, f *os.File, size int64, dest string) error {
+		return c.Unpack(ctx, f, size, sha, dest, project, version)
+	}
+	a.Reuse = func(ctx context.Context, dest string) (bool, error) {
+		return c.Reuse(ctx, sha, dest, project, version)
 	}
 }
 

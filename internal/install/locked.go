@@ -125,7 +125,8 @@ func (in *Installer) planLocked(lk *lockfile.Lock, lp *lockfile.Product, platfor
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s: %w", lockName, f.Component, err)
 			}
-			a.Name, a.Unpack, a.License = wn.Project, unpackWheelAs(wn.Project, wn.Version), "NVIDIA (see the wheel's license)"
+			a.Name, a.License = wn.Project, "NVIDIA (see the wheel's license)"
+			in.cachedWheel(&a, wn.Project, wn.Version)
 		}
 		if lp.Tool().Library() && (f.Component == string(lp.Tool()) || (cudnnVer == "" && strings.HasPrefix(f.Component, "lib"))) {
 			// The library's own component (cudnn, nccl; libcutensor in a

@@ -45,7 +45,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		for _, sk := range res.Skipped {
 			pl.skipped = append(pl.skipped, SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
 		}
-		arts := wheelArtifacts(res.Artifacts)
+		arts := in.wheelArtifacts(res.Artifacts)
 		in.rememberWheels(idx.URL(), arts)
 		return arts, nil
 	}
@@ -113,7 +113,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	for _, sk := range res.Skipped {
 		pl.skipped = append(pl.skipped, SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
 	}
-	pl.Artifacts = wheelArtifacts(res.Artifacts)
+	pl.Artifacts = in.wheelArtifacts(res.Artifacts)
 	in.rememberWheels(idx.URL(), pl.Artifacts)
 	if len(pl.Artifacts) == 0 {
 		in.reportSkipped(pl)
@@ -325,7 +325,7 @@ func releaseFromManifest(m *fetch.Manifest) pypi.Release {
 // wheelArtifacts turns resolved wheels into fetch artifacts that unpack
 // with the wheel layout (nvidia/<pkg>/… or nvidia/cu13/… → bin, include,
 // lib), so the store cannot tell a PyPI install from a redist one.
-func wheelArtifacts(ws []pypi.Artifact) []fetch.Artifact {
+func (in *Installer) wheelArtifacts(ws []pypi.Artifact) []fetch.Artifact {
 	out := make([]fetch.Artifact, len(ws))
 	for i, w := range ws {
 		// The file's own version: a post-release (12.4.127.post1) of w.Version.
@@ -337,8 +337,8 @@ func wheelArtifacts(ws []pypi.Artifact) []fetch.Artifact {
 			Component: w.Component, Name: w.Project, Version: w.Version, Platform: w.Platform,
 			RelativePath: w.RelativePath, SHA256: w.SHA256, Size: w.Size, URL: w.URL,
 			License: "NVIDIA (see the wheel's license)",
-			Unpack:  unpackWheelAs(w.Project, fileVersion),
 		}
+		in.cachedWheel(&out[i], w.Project, fileVersion)
 	}
 	return out
 }

@@ -47,3 +47,10 @@ func (t *Tree) CreateFile(rel string, perm fs.FileMode) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// ErrNoLink is what LinkFile returns when the file system cannot give the
+// tree another name for the file: the caller copies instead.
+var ErrNoLink = errors.New("cannot hard-link here")
+
+// LinkFile is not done here: the caller copies.
+func (t *Tree) LinkFile(rel string, src *os.File) error { return ErrNoLink }

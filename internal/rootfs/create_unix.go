@@ -3,10 +3,13 @@
 package rootfs
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -150,21 +153,8 @@ func (t *Tree) CreateFile(rel string, perm fs.FileMode) (*os.File, error) {
 			continue
 		}
 		if err == unix.EEXIST && try < 2 {
-			var st unix.Stat_t
-			if err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				if err == unix.ENOENT {
-					continue
-				}
-				return nil, &fs.PathError{Op: "fstatat", Path: rel, Err: err}
-			}
-			switch st.Mode & unix.S_IFMT {
-			case unix.S_IFDIR:
-				return nil, fmt.Errorf("%s is a folder in the tree", rel)
-			case unix.S_IFLNK:
-				return nil, fmt.Errorf("%s is a symlink in the tree; refusing to replace it", rel)
-			}
-			if err := unix.Unlinkat(dirfd, base, 0); err != nil && err != unix.ENOENT {
-				return nil, &fs.PathError{Op: "unlinkat", Path: rel, Err: err}
+			if err := replaceable(dirfd, base, rel); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -179,4 +169,73 @@ func (t *Tree) CreateFile(rel string, perm fs.FileMode) (*os.File, error) {
 		}
 		return f, nil
 	}
+}
+
+// ErrNoLink is what LinkFile returns when the file system cannot give the
+// tree another name for the file (another device, a file system without
+// hard links, no /proc): the caller copies instead.
+var ErrNoLink = errors.New("cannot hard-link here")
+
+// LinkFile gives the open file src the name rel in the tree (a hard
+// link), making its folders as MkdirAll does, never through a symlink. A
+// regular file already at rel is replaced; a folder or a symlink there is
+// an error, as for CreateFile. The link is made to the very file open as
+// src (through /proc/self/fd, which names the open file, not a path that
+// could have been swapped since src was checked).
+func (t *Tree) LinkFile(rel string, src *os.File) error {
+	if runtime.GOOS != "linux" {
+		return ErrNoLink
+	}
+	dir, base := path.Split(rel)
+	dirfd, owned, err := t.dirFD(strings.TrimSuffix(dir, "/"))
+	if err != nil {
+		return err
+	}
+	if owned {
+		defer unix.Close(dirfd)
+	}
+	from := "/proc/self/fd/" + strconv.Itoa(int(src.Fd()))
+	for try := 0; ; try++ {
+		err := unix.Linkat(unix.AT_FDCWD, from, dirfd, base, unix.AT_SYMLINK_FOLLOW)
+		switch err {
+		case nil:
+			return nil
+		case unix.EINTR:
+			continue
+		case unix.EXDEV, unix.EPERM, unix.EMLINK, unix.EOPNOTSUPP, unix.ENOENT, unix.EACCES:
+			// ENOENT: no /proc here (the folder exists: dirFD made it).
+			return fmt.Errorf("%w: %s: %v", ErrNoLink, rel, err)
+		case unix.EEXIST:
+			if try >= 2 {
+				return &fs.PathError{Op: "linkat", Path: rel, Err: err}
+			}
+			if err := replaceable(dirfd, base, rel); err != nil {
+				return err
+			}
+		default:
+			return &fs.PathError{Op: "linkat", Path: rel, Err: err}
+		}
+	}
+}
+
+// replaceable removes the regular file base in dirfd so a new one can take
+// its name, refusing a folder or a symlink.
+func replaceable(dirfd int, base, rel string) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err == unix.ENOENT {
+			return nil
+		}
+		return &fs.PathError{Op: "fstatat", Path: rel, Err: err}
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fmt.Errorf("%s is a folder in the tree", rel)
+	case unix.S_IFLNK:
+		return fmt.Errorf("%s is a symlink in the tree; refusing to replace it", rel)
+	}
+	if err := unix.Unlinkat(dirfd, base, 0); err != nil && err != unix.ENOENT {
+		return &fs.PathError{Op: "unlinkat", Path: rel, Err: err}
+	}
+	return nil
 }
