@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func short(h string) string {
 // A cached archive is re-hashed before use: the cache directory is not
 // trusted more than the network. Only a regular file counts: a link at
 // the name is removed, not followed.
-func cachedArchive(dir string, a *Artifact) (string, error) {
+func cachedArchive(dir string, a *Artifact, v *verifiedFiles) (string, error) {
 	p := filepath.Join(dir, a.SHA256)
 	st, err := os.Lstat(p)
 	if errors.Is(err, os.ErrNotExist) {
@@ -46,7 +47,10 @@ func cachedArchive(dir string, a *Artifact) (string, error) {
 		return "", err
 	}
 	if st.Size() == a.Size && st.Mode().IsRegular() {
-		if sum, err := HashFile(p); err == nil && sum == a.SHA256 {
+		if sum, fi, err := hashFile(p); err == nil && sum == a.SHA256 {
+			if v != nil {
+				v.remember(a.SHA256, fi)
+			}
 			return p, nil
 		}
 	}
@@ -61,24 +65,35 @@ func cachedArchive(dir string, a *Artifact) (string, error) {
 // download cache is read: a link, a named pipe or a file with other
 // names (hard links) there is refused, never followed or waited on.
 func HashFile(p string) (string, error) {
+	sum, _, err := hashFile(p)
+	return sum, err
+}
+
+// hashFile is HashFile that also returns what the file was before it was
+// read (its change time then, should it change while hashed).
+func hashFile(p string) (string, fs.FileInfo, error) {
 	f, err := openNoFollow(p, os.O_RDONLY)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", nil, err
+	}
 	h := sha256.New()
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	if _, err := io.CopyBuffer(h, f, *bp); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), fi, nil
 }
 
 // download puts a verified copy of a at dir/<sha256>, resuming from
 // dir/<sha256>.part, and returns its path. The caller holds the archive's
 // lock, so no other process writes the part file meanwhile.
-func (c *Client) download(ctx context.Context, a *Artifact, dir string, prog Progress) (string, error) {
+func (c *Client) download(ctx context.Context, a *Artifact, dir string, prog Progress, verified *verifiedFiles) (string, error) {
 	final := filepath.Join(dir, a.SHA256)
 	part := final + ".part"
 	f, err := openCacheFile(part, os.O_RDWR)
@@ -157,6 +172,9 @@ func (c *Client) download(ctx context.Context, a *Artifact, dir string, prog Pro
 	f = nil
 	if err := os.Rename(part, final); err != nil {
 		return "", fmt.Errorf("download %s: %w", a.label(), localize(err, inCache))
+	}
+	if fi, err := os.Lstat(final); err == nil && verified != nil {
+		verified.remember(a.SHA256, fi)
 	}
 	return final, nil
 }

@@ -86,7 +86,11 @@ func newUnpacker() *unpacker {
 // rank. What it unpacks to is bounded by rootfs.MaxUnpacked of the
 // archive's size: a tar stream is cut off there, a zip whose directory
 // declares more is refused before anything is written.
-func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact, rank int) (err error) {
+//
+// checked, if set, reports whether the open file is one the caller has
+// just checked and that has not changed since (see verifiedFiles); such a
+// file is not hashed again before a random-access read.
+func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact, rank int, checked func(sha string, fi fs.FileInfo) bool) (err error) {
 	// The archive was checked at path p; what is unpacked is read from
 	// this one open file and checked again as it is read, so a file swapped
 	// in a shared cache between the check and now is never installed.
@@ -102,8 +106,10 @@ func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact
 	name := strings.ToLower(a.RelativePath)
 	if a.Unpack != nil || strings.HasSuffix(name, ".zip") {
 		// Random access: check the whole file first, then read it again.
-		if err := verifyOpen(f, a); err != nil {
-			return err
+		if checked == nil || !checked(a.SHA256, st) {
+			if err := verifyOpen(f, a); err != nil {
+				return err
+			}
 		}
 		if a.Unpack != nil {
 			return a.Unpack(ctx, f, st.Size(), m.root)

@@ -74,7 +74,7 @@ func FuzzExtractArchive(f *testing.F) {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256(data)
-		err = m.extract(t.Context(), newUnpacker(), archive, &Artifact{RelativePath: "a.tar", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}, 0)
+		err = m.extract(t.Context(), newUnpacker(), archive, &Artifact{RelativePath: "a.tar", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}, 0, nil)
 		if err == nil {
 			_, err = m.finish("linux-x86_64")
 		}
@@ -196,7 +196,7 @@ func TestAnArchiveChangedAfterItsCheckIsNotInstalled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = m.extract(t.Context(), newUnpacker(), archive, &Artifact{Component: "cuda_cudart", RelativePath: "a.tar", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(good))}, 0)
+	err = m.extract(t.Context(), newUnpacker(), archive, &Artifact{Component: "cuda_cudart", RelativePath: "a.tar", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(good))}, 0, nil)
 	m.close()
 	if err == nil || !strings.Contains(err.Error(), "changed after it was checked") {
 		t.Fatalf("err = %v, want a refusal", err)

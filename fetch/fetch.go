@@ -216,7 +216,7 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 				if pp, ok := prog.(PhaseProgress); ok {
 					pp.Unpacking(a.Component)
 				}
-				if err := m.extract(ctx, u, p, a, i); err != nil {
+				if err := m.extract(ctx, u, p, a, i, obtain.verified.unchanged); err != nil {
 					if ctx.Err() == nil {
 						fail(fmt.Errorf("extract %s: %w (%s)", a.label(), localize(err, inDest), filepath.Base(a.RelativePath)))
 					}
@@ -347,6 +347,8 @@ type obtainer struct {
 	shared bool // dir is a cache other processes may use at once
 	mu     sync.Mutex
 	done   map[string]*obtained
+
+	verified verifiedFiles // the archives it has checked
 }
 
 type obtained struct {
@@ -384,7 +386,7 @@ func (o *obtainer) obtain(ctx context.Context, a *Artifact) (string, error) {
 			return "", fmt.Errorf("cache %s: %w", a.label(), localize(err, inCache))
 		}
 	}
-	p, err := cachedArchive(o.dir, a)
+	p, err := cachedArchive(o.dir, a, &o.verified)
 	if err != nil {
 		return "", fmt.Errorf("cache %s: %w", a.label(), localize(err, inCache))
 	}
@@ -398,7 +400,7 @@ func (o *obtainer) obtain(ctx context.Context, a *Artifact) (string, error) {
 	if a.URL == "" {
 		return "", fmt.Errorf("download %s: artifact has no URL (get it from Client.Manifest)", a.label())
 	}
-	return o.c.download(ctx, a, o.dir, o.prog)
+	return o.c.download(ctx, a, o.dir, o.prog, &o.verified)
 }
 
 // readyQueue hands verified archives to the unpackers, largest first.
