@@ -210,11 +210,18 @@ func lockArchive(ctx context.Context, dir, sha string, notice func()) (unlock fu
 }
 
 // CacheUsage is the bytes of the files in dir's cudaenv folders (the
-// archives, manifests and release indexes that PruneCache removes, and
-// bundle imports' folders). Links are not followed.
+// archives, manifests, release indexes and unpacked wheels that
+// PruneCache removes, and bundle imports' folders). Links are not
+// followed, and an unpacked wheel's file that a store holds too (a hard
+// link) counts nothing: removing it would free nothing.
 func CacheUsage(dir string) int64 {
 	n := importUsage(dir)
 	for _, sub := range cacheFolders {
+		if sub == UnpackedFolder {
+			// Files the store shares take no space of the cache's own.
+			n += rootfs.OwnSize(filepath.Join(dir, sub))
+			continue
+		}
 		n += rootfs.Size(filepath.Join(dir, sub))
 	}
 	return n

@@ -11,8 +11,8 @@ import (
 )
 
 // leftoversCheck is doctor's line about disk space that interrupted
-// installs and uninstalls left in the store and killed bundle imports
-// left in the cache (as list says for the store); ok is false when there
+// installs and uninstalls left in the store and killed bundle imports and
+// wheel unpackings left in the cache (as list says for the store); ok is false when there
 // is none, and doctor prints nothing then. It only reads folder sizes.
 func leftoversCheck(e *env) (doctor.Check, bool) {
 	var parts, hints []string
@@ -26,7 +26,7 @@ func leftoversCheck(e *env) (doctor.Check, bool) {
 		hints = append(hints, "the next cudaenv install, uninstall or link frees the store's")
 	}
 	if paths, n := install.AbandonedImports(e.dirs.Cache); len(paths) > 0 {
-		parts = append(parts, fmt.Sprintf("%s in %s that a killed bundle import left (%s)",
+		parts = append(parts, fmt.Sprintf("%s in %s that a killed bundle import or install left (%s)",
 			query.HumanBytes(n), query.Plural(len(paths), "folder"), termsafe.Escape(paths[0])))
 		hints = append(hints, "the next cudaenv install frees the cache's, and so does cudaenv cache prune (which also drops cached downloads)")
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -238,4 +239,15 @@ func replaceable(dirfd int, base, rel string) error {
 		return &fs.PathError{Op: "unlinkat", Path: rel, Err: err}
 	}
 	return nil
+}
+
+// links is how many names a file has.
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*unix.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }

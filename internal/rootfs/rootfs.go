@@ -278,6 +278,21 @@ func Size(dir string) int64 {
 	return n
 }
 
+// OwnSize is Size counting only files with no other name (hard link)
+// than the one under dir: the space that removing dir frees.
+func OwnSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil && links(fi) <= 1 {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
 // maxHops bounds the symlinks followed while resolving one path, as the
 // kernel does.
 const maxHops = 40
