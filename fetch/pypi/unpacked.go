@@ -128,7 +128,7 @@ func (c WheelCache) Unpack(ctx context.Context, r io.ReaderAt, size int64, sha, 
 	if err := os.Rename(entry, final); err == nil {
 		entry = final
 	} // else another install made it meanwhile: link ours, then drop it
-	err = materialize(ctx, filepath.Join(entry, "tree"), idx, dest, true)
+	err = materialize(ctx, filepath.Join(entry, "tree"), idx, dest, false)
 	var re *refusedEntry
 	if errors.As(err, &re) {
 		// Changed between writing and linking: by nobody but this user.
@@ -192,6 +192,9 @@ func (c WheelCache) usableFor(dest, sha string) bool {
 		return false
 	}
 	dir := c.unpackedDir()
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return false
+	}
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return false
 	}
