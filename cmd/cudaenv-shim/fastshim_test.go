@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 // fastShimBinaries builds cudaenv-shim and the C fast shim into dir (both
@@ -140,6 +145,38 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 	receipt := func(v string) string {
 		return `{"kind":"cuda","version":"` + v + `","source":"nvidia","platform":"linux-x86_64","profile":"default","components":[]}` + "\n"
 	}
+	// tree is a toolkit outside the store, to link.
+	tree := func(s *setup, dir string, cmds []string, lib string) string {
+		for _, c := range cmds {
+			write(s, filepath.Join(dir, "bin", c), report)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, lib), 0o755); err != nil {
+			s.t.Fatal(err)
+		}
+		return dir
+	}
+	// link adopts target as CUDA v the way cudaenv link does (the store's
+	// own code writes the receipt), into the store at root.
+	link := func(s *setup, root, v, target string) {
+		s.t.Helper()
+		ver, err := version.Parse(v)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if _, err := store.New(dirs.Dirs{Root: root}).LinkWith(target, store.LinkOptions{As: ver}); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	// linkReceipt is a hand-written receipt.json for a linked 12.7.0, its
+	// fields as given (JSON text).
+	linkReceipt := func(s *setup, fields string) {
+		write(s, filepath.Join(s.root, "cuda", "12.7.0", "receipt.json"), "{"+fields+"}\n")
+		write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+	}
+	// q is a path as JSON writes it; the hand-written receipts name
+	// toolkits made with tree.
+	q := func(p string) string { b, _ := json.Marshal(p); return string(b) }
+	const linked = `"kind":"cuda","version":"12.7.0","source":"link",`
 
 	tests := []struct {
 		name  string
@@ -420,8 +457,167 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 			}},
 		{name: "a linked toolkit whose path holds a ':'", cmd: "nvcc",
 			setup: func(s *setup) {
-				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", `{"kind":"cuda","version":"12.7.0","source":"link","target":"`+s.home+`/cuda:."}`)
+				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", `{"kind":"cuda","version":"12.7.0","source":"link","target":`+q(s.home+"/cuda:.")+`}`)
 				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		// Linked toolkits (cudaenv link): the fast path runs them too,
+		// from the linked tree, whenever the receipt is one link writes
+		// and its target is a directory cudaenv-shim would use.
+		{name: "a linked toolkit whose path has spaces, quotes, $, & and é", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				link(s, s.root, "12.7.0", tree(s, filepath.Join(s.home, `opt/cuda "12.7" $x & <é>`), []string{"nvcc", "ptxas"}, "lib64"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+				s.env["CUDA_HOME"] = "/usr/local/cuda"
+			}},
+		{name: "a linked toolkit without nvcc and with lib, not lib64", cmd: "cuobjdump", fast: true,
+			setup: func(s *setup) {
+				link(s, s.root, "12.8.0", tree(s, filepath.Join(s.home, "conda env"), []string{"cuobjdump"}, "lib"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.8")
+				s.env["CUDACXX"] = "/usr/bin/nvcc"
+			}},
+		{name: "a linked toolkit reached through a symbolic link, as link advises for a ':'", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				real := tree(s, filepath.Join(s.home, "a:b"), []string{"nvcc"}, "lib64")
+				if err := os.Symlink(real, filepath.Join(s.home, "plain")); err != nil {
+					s.t.Fatal(err)
+				}
+				link(s, s.root, "12.7.0", filepath.Join(s.home, "plain"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a hand-written link receipt with escapes, white space and a fraction of a second", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, `opt/"t"\&é`), []string{"nvcc"}, "lib64")
+				linkReceipt(s, "\r\n\t"+linked+` "target" : "`+strings.ReplaceAll(s.home, `"`, `\"`)+`\/opt\/\"t\"\\\u0026\u00e9" ,`+
+					`"cuda_major":0,"installed_bytes":123,"installed":"2024-02-29T23:59:59.123456789Z"`)
+			}},
+		{name: "the newest patch a linked toolkit, an installed one below", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				link(s, s.root, "12.4.9", tree(s, filepath.Join(s.home, "opt", "cuda-12.4"), []string{"nvcc"}, "lib64"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+			}},
+		{name: "a linked toolkit whose target is gone", cmd: "nvcc",
+			setup: func(s *setup) {
+				target := tree(s, filepath.Join(s.home, "opt", "gone"), []string{"nvcc"}, "lib64")
+				link(s, s.root, "12.7.0", target)
+				if err := os.RemoveAll(target); err != nil {
+					s.t.Fatal(err)
+				}
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a linked toolkit whose target is now a file", cmd: "nvcc",
+			setup: func(s *setup) {
+				target := tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				link(s, s.root, "12.7.0", target)
+				os.RemoveAll(target)
+				write(s, target, report)
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a linked toolkit that lacks the command", cmd: "nsys",
+			setup: func(s *setup) {
+				link(s, s.root, "12.7.0", tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a link receipt whose target is not a string", cmd: "nvcc",
+			setup: func(s *setup) { linkReceipt(s, linked+`"target":[`+q(s.home+"/opt/t")+`]`) }},
+		{name: "a link receipt whose target is null", cmd: "nvcc",
+			setup: func(s *setup) { linkReceipt(s, linked+`"target":null`) }},
+		{name: "a link receipt whose version is a number", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, `"kind":"cuda","version":12.7,"source":"link","target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt whose installed_bytes is negative", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"installed_bytes":-1,"target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt whose time is February 30th", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"installed":"2026-02-30T00:00:00Z","target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt whose time has an offset", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"installed":"2026-01-02T03:04:05+01:00","target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt whose target holds a ':' and is there", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "a:b"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/a:b"))
+			}},
+		{name: "a link receipt whose target holds a newline", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "x\nLD_PRELOAD=evil"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/x\nLD_PRELOAD=evil"))
+			}},
+		{name: "a link receipt whose target is relative", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.cwd, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":"opt/t"`)
+			}},
+		{name: "a link receipt whose target is not clean", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/opt/./t/"))
+			}},
+		{name: "a link receipt whose target is not UTF-8", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t\xff"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+strings.TrimSuffix(q(s.home+"/opt/t"), `"`)+"\xff\"")
+			}},
+		{name: "a link receipt whose source is spelt with escapes", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, `"kind":"link","version":"12.7.0","source":"li\u006ek","target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt whose field names are capitalized", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"Target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt with a field twice", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				tree(s, filepath.Join(s.home, "opt", "u"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/opt/t")+`,"target":`+q(s.home+"/opt/u"))
+			}},
+		{name: "a link receipt with a field link does not write", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"components":[{"id":"cuda_nvcc"}],"target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt with text after the object", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/opt/t")+`} {`)
+			}},
+		{name: "a link receipt with a trailing comma", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/opt/t")+`,`)
+			}},
+		{name: "a linked toolkit whose command is a link to a shim", cmd: "nvcc",
+			setup: func(s *setup) {
+				target := tree(s, filepath.Join(s.home, "opt", "t"), nil, "lib64")
+				shim := filepath.Join(s.root, "shims", "nvcc")
+				os.MkdirAll(filepath.Dir(shim), 0o755)
+				os.MkdirAll(filepath.Join(target, "bin"), 0o755)
+				if err := os.Symlink(fast, shim); err != nil {
+					s.t.Fatal(err)
+				}
+				if err := os.Symlink(shim, filepath.Join(target, "bin", "nvcc")); err != nil {
+					s.t.Fatal(err)
+				}
+				link(s, s.root, "12.7.0", target)
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a linked system store entry", cmd: "nvcc",
+			setup: func(s *setup) {
+				sys := filepath.Join(s.home, "system")
+				s.env["CUDAENV_SYSTEM_ROOT"] = sys
+				link(s, sys, "12.9.0", tree(s, filepath.Join(s.home, "opt", "sys"), []string{"nvcc"}, "lib64"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.9")
 			}},
 		{name: "a system store entry another user owns", cmd: "nvcc",
 			setup: func(s *setup) {
