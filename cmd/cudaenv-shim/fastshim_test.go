@@ -955,3 +955,71 @@ func TestFastShimTellsFileSystemsWithoutADevice(t *testing.T) {
 		t.Errorf("a global default on sysfs:\nfast: %+v\ncudaenv-shim: %+v", got, want)
 	}
 }
+
+// FuzzFastShimLinkReceipt: whatever the receipt of a linked entry holds,
+// the fast shim runs what cudaenv-shim runs, in the same environment, or
+// the same error comes out. @T@ in the text stands for the JSON string of
+// a toolkit's path (one with spaces, quotes and $) that the entry may
+// link. go test runs the seeds; go test -fuzz FuzzFastShimLinkReceipt
+// ./cmd/cudaenv-shim explores further.
+func FuzzFastShimLinkReceipt(f *testing.F) {
+	for _, seed := range []string{
+		`{"kind":"cuda","version":"12.7.0","source":"link","target":@T@,"installed":"2026-12-01T23:25:35.123456789Z"}`,
+		"{\n  \"kind\": \"cuda\",\n  \"version\": \"12.7.0\",\n  \"source\": \"link\",\n  \"target\": @T@,\n  \"installed\": \"2026-12-01T23:25:35Z\"\n}\n",
+		`{"source":"link","target":@T@}`,
+		`{"source":"link","target":@T@,"installed":"2024-02-29T00:00:00Z"}`,
+		`{"source":"link","target":@T@,"installed":"2023-02-29T00:00:00Z"}`,
+		`{"source":"link","target":@T@,"installed":"2026-01-01T24:00:00Z"}`,
+		`{"source":"link","target":@T@,"installed":"2026-01-01t00:00:00z"}`,
+		`{"source":"link","target":@T@,"installed":"2026-01-01T00:00:00.Z"}`,
+		`{"source":"link","target":@T@,"installed":null}`,
+		`{"source":"link","target":@T@,"installed_bytes":0}`,
+		`{"source":"link","target":@T@,"installed_bytes":01}`,
+		`{"source":"link","target":@T@,"installed_bytes":1e3}`,
+		`{"source":"link","target":@T@,"cuda_major":-0}`,
+		`{"source":"link","target":@T@,"cuda_major":12345678901234567890}`,
+		`{"source":"link","target":@T@,"SOURCE":"nvidia"}`,
+		`{"source":"link","target":@T@,"x":{"source":"nvidia"}}`,
+		`{"source":"link","target":@T@,"kind":"\ud83d\ude00"}`,
+		`{"source":"link","target":@T@,"kind":"\u2028"}`,
+		`{"source":"link","target":"/"}`,
+		`{"source":"link","target":@T@}garbage`,
+		`{"source":"link","target":@T@}` + "\v",
+		`{"link":@T@}`,
+		`{"source":"nvidia","kind":"link","target":@T@}`,
+		` { "source" : "link" , "target" : @T@ , "version" : "12.7.0" } `,
+		`{"source":"link","target":@T@,}`,
+		`{"source":"link" "target":@T@}`,
+		`["source","link","target",@T@]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	if runtime.GOOS != "linux" {
+		f.Skip("the fast shim is for Linux")
+	}
+	bin := fastShimBinaries(f)
+	base := filepath.Join(f.TempDir(), "base")
+	root := filepath.Join(base, "store")
+	target := filepath.Join(base, `opt/cuda "12.7" $x`)
+	report := []byte("#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\"; printf '\\001'; exec /usr/bin/env -0\n")
+	os.MkdirAll(filepath.Join(target, "bin"), 0o755)
+	os.MkdirAll(filepath.Join(target, "lib64"), 0o755)
+	os.WriteFile(filepath.Join(target, "bin", "nvcc"), report, 0o755)
+	os.MkdirAll(filepath.Join(root, "cuda", "12.7.0"), 0o755)
+	quoted, _ := json.Marshal(target)
+	f.Fuzz(func(t *testing.T, text []byte) {
+		receipt := filepath.Join(root, "cuda", "12.7.0", "receipt.json")
+		if err := os.WriteFile(receipt, bytes.ReplaceAll(text, []byte("@T@"), quoted), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		env := []string{"HOME=" + base, "PATH=/usr/bin:/bin", "PWD=" + dir, "CUDAENV_ROOT=" + root, "CUDAENV_VERSION=12.7",
+			"CUDAENV_CONFIG_DIR=" + filepath.Join(base, "config"), "CUDAENV_CACHE_DIR=" + filepath.Join(base, "cache")}
+		want := runAs(t, filepath.Join(bin, "cudaenv-shim"), "nvcc", []string{"-V"}, dir, env)
+		got := runAs(t, filepath.Join(bin, "cudaenv-fastshim"), "nvcc", []string{"-V"}, dir, env)
+		if got != want {
+			t.Errorf("receipt %q: the fast shim and cudaenv-shim differ:\nfast: exit %d\n%s\n%s\ncudaenv-shim: exit %d\n%s\n%s",
+				text, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+		}
+	})
+}
