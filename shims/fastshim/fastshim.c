@@ -12,7 +12,8 @@
  *   .cuda-version (with no lock beside it), a .tool-versions' cuda line or
  *   the global default holding one CUDA version spec (12.4, cuda@12.4,
  *   latest), no settings file, no system store, a toolkit installed by
- *   cudaenv.
+ *   cudaenv or adopted with cudaenv link (a receipt as link writes it,
+ *   naming a directory).
  *
  * It then does exactly what cudaenv-shim does (shims.Resolve): the same
  * toolkit, the same environment, the same loop mark. For anything else,
