@@ -294,6 +294,9 @@ func (s *Store) load(k Kind, name string, v version.Version, major int) (Entry, 
 		return e, true
 	}
 	if e.Linked() {
+		// The C fast shim (link_target in shims/fastshim/fastshim.c)
+		// reads link receipts as this does, for the fields Receipt has
+		// now: a change here is a change there, or it hands them on.
 		e.Path = e.Receipt.Target
 		// A receipt is a file on disk: its path meets the rule link
 		// applied before it goes anywhere near PATH.

@@ -5,9 +5,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"sort"
@@ -15,6 +17,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 // fastShimBinaries builds cudaenv-shim and the C fast shim into dir (both
@@ -140,6 +146,38 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 	receipt := func(v string) string {
 		return `{"kind":"cuda","version":"` + v + `","source":"nvidia","platform":"linux-x86_64","profile":"default","components":[]}` + "\n"
 	}
+	// tree is a toolkit outside the store, to link.
+	tree := func(s *setup, dir string, cmds []string, lib string) string {
+		for _, c := range cmds {
+			write(s, filepath.Join(dir, "bin", c), report)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, lib), 0o755); err != nil {
+			s.t.Fatal(err)
+		}
+		return dir
+	}
+	// link adopts target as CUDA v the way cudaenv link does (the store's
+	// own code writes the receipt), into the store at root.
+	link := func(s *setup, root, v, target string) {
+		s.t.Helper()
+		ver, err := version.Parse(v)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if _, err := store.New(dirs.Dirs{Root: root}).LinkWith(target, store.LinkOptions{As: ver}); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	// linkReceipt is a hand-written receipt.json for a linked 12.7.0, its
+	// fields as given (JSON text).
+	linkReceipt := func(s *setup, fields string) {
+		write(s, filepath.Join(s.root, "cuda", "12.7.0", "receipt.json"), "{"+fields+"}\n")
+		write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+	}
+	// q is a path as JSON writes it; the hand-written receipts name
+	// toolkits made with tree.
+	q := func(p string) string { b, _ := json.Marshal(p); return string(b) }
+	const linked = `"kind":"cuda","version":"12.7.0","source":"link",`
 
 	tests := []struct {
 		name  string
@@ -420,8 +458,167 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 			}},
 		{name: "a linked toolkit whose path holds a ':'", cmd: "nvcc",
 			setup: func(s *setup) {
-				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", `{"kind":"cuda","version":"12.7.0","source":"link","target":"`+s.home+`/cuda:."}`)
+				toolkit(s, "12.7.0", []string{"nvcc"}, "lib64", `{"kind":"cuda","version":"12.7.0","source":"link","target":`+q(s.home+"/cuda:.")+`}`)
 				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		// Linked toolkits (cudaenv link): the fast path runs them too,
+		// from the linked tree, whenever the receipt is one link writes
+		// and its target is a directory cudaenv-shim would use.
+		{name: "a linked toolkit whose path has spaces, quotes, $, & and é", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				link(s, s.root, "12.7.0", tree(s, filepath.Join(s.home, `opt/cuda "12.7" $x & <é>`), []string{"nvcc", "ptxas"}, "lib64"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+				s.env["CUDA_HOME"] = "/usr/local/cuda"
+			}},
+		{name: "a linked toolkit without nvcc and with lib, not lib64", cmd: "cuobjdump", fast: true,
+			setup: func(s *setup) {
+				link(s, s.root, "12.8.0", tree(s, filepath.Join(s.home, "conda env"), []string{"cuobjdump"}, "lib"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.8")
+				s.env["CUDACXX"] = "/usr/bin/nvcc"
+			}},
+		{name: "a linked toolkit reached through a symbolic link, as link advises for a ':'", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				real := tree(s, filepath.Join(s.home, "a:b"), []string{"nvcc"}, "lib64")
+				if err := os.Symlink(real, filepath.Join(s.home, "plain")); err != nil {
+					s.t.Fatal(err)
+				}
+				link(s, s.root, "12.7.0", filepath.Join(s.home, "plain"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a hand-written link receipt with escapes, white space and a fraction of a second", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, `opt/"t"\&é`), []string{"nvcc"}, "lib64")
+				linkReceipt(s, "\r\n\t"+linked+` "target" : "`+strings.ReplaceAll(s.home, `"`, `\"`)+`\/opt\/\"t\"\\\u0026\u00e9" ,`+
+					`"cuda_major":0,"installed_bytes":123,"installed":"2024-02-29T23:59:59.123456789Z"`)
+			}},
+		{name: "the newest patch a linked toolkit, an installed one below", cmd: "nvcc", fast: true,
+			setup: func(s *setup) {
+				link(s, s.root, "12.4.9", tree(s, filepath.Join(s.home, "opt", "cuda-12.4"), []string{"nvcc"}, "lib64"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.4")
+			}},
+		{name: "a linked toolkit whose target is gone", cmd: "nvcc",
+			setup: func(s *setup) {
+				target := tree(s, filepath.Join(s.home, "opt", "gone"), []string{"nvcc"}, "lib64")
+				link(s, s.root, "12.7.0", target)
+				if err := os.RemoveAll(target); err != nil {
+					s.t.Fatal(err)
+				}
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a linked toolkit whose target is now a file", cmd: "nvcc",
+			setup: func(s *setup) {
+				target := tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				link(s, s.root, "12.7.0", target)
+				os.RemoveAll(target)
+				write(s, target, report)
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a linked toolkit that lacks the command", cmd: "nsys",
+			setup: func(s *setup) {
+				link(s, s.root, "12.7.0", tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a link receipt whose target is not a string", cmd: "nvcc",
+			setup: func(s *setup) { linkReceipt(s, linked+`"target":[`+q(s.home+"/opt/t")+`]`) }},
+		{name: "a link receipt whose target is null", cmd: "nvcc",
+			setup: func(s *setup) { linkReceipt(s, linked+`"target":null`) }},
+		{name: "a link receipt whose version is a number", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, `"kind":"cuda","version":12.7,"source":"link","target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt whose installed_bytes is negative", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"installed_bytes":-1,"target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt whose time is February 30th", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"installed":"2026-02-30T00:00:00Z","target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt whose time has an offset", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"installed":"2026-01-02T03:04:05+01:00","target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt whose target holds a ':' and is there", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "a:b"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/a:b"))
+			}},
+		{name: "a link receipt whose target holds a newline", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "x\nLD_PRELOAD=evil"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/x\nLD_PRELOAD=evil"))
+			}},
+		{name: "a link receipt whose target is relative", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.cwd, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":"opt/t"`)
+			}},
+		{name: "a link receipt whose target is not clean", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/opt/./t/"))
+			}},
+		{name: "a link receipt whose target is not UTF-8", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t\xff"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+strings.TrimSuffix(q(s.home+"/opt/t"), `"`)+"\xff\"")
+			}},
+		{name: "a link receipt whose source is spelt with escapes", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, `"kind":"link","version":"12.7.0","source":"li\u006ek","target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt whose field names are capitalized", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"Target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt with a field twice", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				tree(s, filepath.Join(s.home, "opt", "u"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/opt/t")+`,"target":`+q(s.home+"/opt/u"))
+			}},
+		{name: "a link receipt with a field link does not write", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"components":[{"id":"cuda_nvcc"}],"target":`+q(s.home+"/opt/t"))
+			}},
+		{name: "a link receipt with text after the object", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/opt/t")+`} {`)
+			}},
+		{name: "a link receipt with a trailing comma", cmd: "nvcc",
+			setup: func(s *setup) {
+				tree(s, filepath.Join(s.home, "opt", "t"), []string{"nvcc"}, "lib64")
+				linkReceipt(s, linked+`"target":`+q(s.home+"/opt/t")+`,`)
+			}},
+		{name: "a linked toolkit whose command is a link to a shim", cmd: "nvcc",
+			setup: func(s *setup) {
+				target := tree(s, filepath.Join(s.home, "opt", "t"), nil, "lib64")
+				shim := filepath.Join(s.root, "shims", "nvcc")
+				os.MkdirAll(filepath.Dir(shim), 0o755)
+				os.MkdirAll(filepath.Join(target, "bin"), 0o755)
+				if err := os.Symlink(fast, shim); err != nil {
+					s.t.Fatal(err)
+				}
+				if err := os.Symlink(shim, filepath.Join(target, "bin", "nvcc")); err != nil {
+					s.t.Fatal(err)
+				}
+				link(s, s.root, "12.7.0", target)
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.7")
+			}},
+		{name: "a linked system store entry", cmd: "nvcc",
+			setup: func(s *setup) {
+				sys := filepath.Join(s.home, "system")
+				s.env["CUDAENV_SYSTEM_ROOT"] = sys
+				link(s, sys, "12.9.0", tree(s, filepath.Join(s.home, "opt", "sys"), []string{"nvcc"}, "lib64"))
+				write(s, filepath.Join(s.proj, ".cuda-version"), "12.9")
 			}},
 		{name: "a system store entry another user owns", cmd: "nvcc",
 			setup: func(s *setup) {
@@ -757,5 +954,114 @@ func TestFastShimTellsFileSystemsWithoutADevice(t *testing.T) {
 	got := runAs(t, filepath.Join(bin, "cudaenv-fastshim"), "nvcc", nil, dir, env(kdir))
 	if got != want || want.code == 0 {
 		t.Errorf("a global default on sysfs:\nfast: %+v\ncudaenv-shim: %+v", got, want)
+	}
+}
+
+// FuzzFastShimLinkReceipt: whatever the receipt of a linked entry holds,
+// the fast shim runs what cudaenv-shim runs, in the same environment, or
+// the same error comes out. @T@ in the text stands for the JSON string of
+// a toolkit's path (one with spaces, quotes and $) that the entry may
+// link. go test runs the seeds; go test -fuzz FuzzFastShimLinkReceipt
+// ./cmd/cudaenv-shim explores further.
+func FuzzFastShimLinkReceipt(f *testing.F) {
+	for _, seed := range []string{
+		`{"kind":"cuda","version":"12.7.0","source":"link","target":@T@,"installed":"2026-12-01T23:25:35.123456789Z"}`,
+		"{\n  \"kind\": \"cuda\",\n  \"version\": \"12.7.0\",\n  \"source\": \"link\",\n  \"target\": @T@,\n  \"installed\": \"2026-12-01T23:25:35Z\"\n}\n",
+		`{"source":"link","target":@T@}`,
+		`{"source":"link","target":@T@,"installed":"2024-02-29T00:00:00Z"}`,
+		`{"source":"link","target":@T@,"installed":"2023-02-29T00:00:00Z"}`,
+		`{"source":"link","target":@T@,"installed":"2026-01-01T24:00:00Z"}`,
+		`{"source":"link","target":@T@,"installed":"2026-01-01t00:00:00z"}`,
+		`{"source":"link","target":@T@,"installed":"2026-01-01T00:00:00.Z"}`,
+		`{"source":"link","target":@T@,"installed":null}`,
+		`{"source":"link","target":@T@,"installed_bytes":0}`,
+		`{"source":"link","target":@T@,"installed_bytes":01}`,
+		`{"source":"link","target":@T@,"installed_bytes":1e3}`,
+		`{"source":"link","target":@T@,"cuda_major":-0}`,
+		`{"source":"link","target":@T@,"cuda_major":12345678901234567890}`,
+		`{"source":"link","target":@T@,"SOURCE":"nvidia"}`,
+		`{"source":"link","target":@T@,"x":{"source":"nvidia"}}`,
+		`{"source":"link","target":@T@,"kind":"\ud83d\ude00"}`,
+		`{"source":"link","target":@T@,"kind":"\u2028"}`,
+		`{"source":"link","target":"/"}`,
+		`{"source":"link","target":@T@}garbage`,
+		`{"source":"link","target":@T@}` + "\v",
+		`{"link":@T@}`,
+		`{"source":"nvidia","kind":"link","target":@T@}`,
+		` { "source" : "link" , "target" : @T@ , "version" : "12.7.0" } `,
+		`{"source":"link","target":@T@,}`,
+		`{"source":"link" "target":@T@}`,
+		`["source","link","target",@T@]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	if runtime.GOOS != "linux" {
+		f.Skip("the fast shim is for Linux")
+	}
+	bin := fastShimBinaries(f)
+	base := filepath.Join(f.TempDir(), "base")
+	root := filepath.Join(base, "store")
+	target := filepath.Join(base, `opt/cuda "12.7" $x`)
+	report := []byte("#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\"; printf '\\001'; exec /usr/bin/env -0\n")
+	os.MkdirAll(filepath.Join(target, "bin"), 0o755)
+	os.MkdirAll(filepath.Join(target, "lib64"), 0o755)
+	os.WriteFile(filepath.Join(target, "bin", "nvcc"), report, 0o755)
+	os.MkdirAll(filepath.Join(root, "cuda", "12.7.0"), 0o755)
+	quoted, _ := json.Marshal(target)
+	f.Fuzz(func(t *testing.T, text []byte) {
+		receipt := filepath.Join(root, "cuda", "12.7.0", "receipt.json")
+		if err := os.WriteFile(receipt, bytes.ReplaceAll(text, []byte("@T@"), quoted), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		env := []string{"HOME=" + base, "PATH=/usr/bin:/bin", "PWD=" + dir, "CUDAENV_ROOT=" + root, "CUDAENV_VERSION=12.7",
+			"CUDAENV_CONFIG_DIR=" + filepath.Join(base, "config"), "CUDAENV_CACHE_DIR=" + filepath.Join(base, "cache")}
+		want := runAs(t, filepath.Join(bin, "cudaenv-shim"), "nvcc", []string{"-V"}, dir, env)
+		got := runAs(t, filepath.Join(bin, "cudaenv-fastshim"), "nvcc", []string{"-V"}, dir, env)
+		if got != want {
+			t.Errorf("receipt %q: the fast shim and cudaenv-shim differ:\nfast: exit %d\n%s\n%s\ncudaenv-shim: exit %d\n%s\n%s",
+				text, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+		}
+	})
+}
+
+// The fields the fast shim takes in a link receipt (link_target) are
+// store.Receipt's, of the JSON types it reads them as: strings, int64
+// counts, the time. A field that changes type or goes away in Go fails
+// here rather than being read differently by C.
+func TestFastShimLinkReceiptFieldsAreReceipts(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(moduleRoot(t), "shims", "fastshim", "fastshim.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)static const char \*const names\[FIELDS\] = \{(.*?)\};`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("fastshim.c has no link_target field names")
+	}
+	var cNames []string
+	for _, q := range regexp.MustCompile(`"([a-z_]+)"`).FindAllSubmatch(m[1], -1) {
+		cNames = append(cNames, string(q[1]))
+	}
+	goFields := map[string]reflect.Type{}
+	rt := reflect.TypeOf(store.Receipt{})
+	for i := 0; i < rt.NumField(); i++ {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		goFields[name] = rt.Field(i).Type
+	}
+	want := map[string]reflect.Kind{"kind": reflect.String, "version": reflect.String, "source": reflect.String, "target": reflect.String,
+		"cuda_major": reflect.Int, "installed_bytes": reflect.Int64, "installed": reflect.Struct}
+	if len(cNames) != len(want) {
+		t.Errorf("fastshim.c reads the link receipt fields %q; this test knows %d", cNames, len(want))
+	}
+	for _, n := range cNames {
+		ty, ok := goFields[n]
+		switch {
+		case !ok:
+			t.Errorf("fastshim.c reads %q, which store.Receipt does not have", n)
+		case want[n] == reflect.Struct && ty != reflect.TypeOf(time.Time{}):
+			t.Errorf("store.Receipt's %q is a %v; fastshim.c reads it as a time", n, ty)
+		case ty.Kind() != want[n]:
+			t.Errorf("store.Receipt's %q is a %v; fastshim.c reads it as a %v", n, ty, want[n])
+		}
 	}
 }

@@ -12,7 +12,8 @@
  *   .cuda-version (with no lock beside it), a .tool-versions' cuda line or
  *   the global default holding one CUDA version spec (12.4, cuda@12.4,
  *   latest), no settings file, no system store, a toolkit installed by
- *   cudaenv.
+ *   cudaenv or adopted with cudaenv link (a receipt as link writes it,
+ *   naming a directory).
  *
  * It then does exactly what cudaenv-shim does (shims.Resolve): the same
  * toolkit, the same environment, the same loop mark. For anything else,
@@ -736,6 +737,252 @@ static int is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* ---- linked entries (store.Store.load for a link receipt) ---- */
+
+/* json_ws skips the white space JSON allows between tokens. */
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+		p++;
+	}
+	return p;
+}
+
+/* json_read_str reads the JSON string at p (its opening quote) into out,
+ * as encoding/json decodes it, and returns what follows it; *plain says
+ * it had no escape. Whatever encoding/json reads otherwise or refuses
+ * falls back: a raw control character (a syntax error), text that is not
+ * UTF-8 (which it turns into U+FFFD), a \u escape of a surrogate (it pairs
+ * them), and, for simplicity, an escaped control character. */
+static const char *json_read_str(const char *p, struct buf *out, int *plain)
+{
+	static const char esc[] = "\"\\/bfnrt", raw[] = "\"\\/\b\f\n\r\t";
+	if (*p != '"') {
+		FALLBACK();
+	}
+	p++;
+	out->len = 0;
+	b_str(out, "");
+	*plain = 1;
+	for (;;) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"') {
+			return p + 1;
+		}
+		if (c < 0x20) {
+			FALLBACK(); /* the end of the text too */
+		}
+		if (c >= 0x80) {
+			size_t n = utf8_len((const unsigned char *)p);
+			if (n == 0) {
+				FALLBACK();
+			}
+			b_add(out, p, n);
+			p += n;
+			continue;
+		}
+		if (c != '\\') {
+			b_add(out, p, 1);
+			p++;
+			continue;
+		}
+		*plain = 0;
+		const char *e = p[1] ? strchr(esc, p[1]) : NULL;
+		if (e) {
+			b_add(out, raw + (e - esc), 1);
+			p += 2;
+			continue;
+		}
+		if (p[1] != 'u') {
+			FALLBACK();
+		}
+		unsigned cp = 0;
+		for (int i = 2; i < 6; i++) {
+			char h = p[i];
+			int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+			if (d < 0) {
+				FALLBACK();
+			}
+			cp = cp * 16 + (unsigned)d;
+		}
+		if (cp < 0x20 || cp == 0x7f || (cp >= 0xd800 && cp <= 0xdfff)) {
+			FALLBACK();
+		}
+		char u[3];
+		size_t n;
+		if (cp < 0x80) {
+			u[0] = (char)cp;
+			n = 1;
+		} else if (cp < 0x800) {
+			u[0] = (char)(0xc0 | cp >> 6);
+			u[1] = (char)(0x80 | (cp & 0x3f));
+			n = 2;
+		} else {
+			u[0] = (char)(0xe0 | cp >> 12);
+			u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			u[2] = (char)(0x80 | (cp & 0x3f));
+			n = 3;
+		}
+		b_add(out, u, n);
+		p += 6;
+	}
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* json_read_count reads a JSON number that an int64 field takes: 0, or up
+ * to 18 digits without a leading zero; anything else (a sign, a fraction,
+ * an exponent, a string) falls back. What follows it is checked by the
+ * caller, which wants a ',' or '}' there. */
+static const char *json_read_count(const char *p)
+{
+	if (*p == '0') {
+		return p + 1;
+	}
+	size_t n = 0;
+	while (is_digit(p[n])) {
+		n++;
+	}
+	if (n == 0 || n > 18) {
+		FALLBACK();
+	}
+	return p + n;
+}
+
+static int num(const char *s, size_t n)
+{
+	int x = 0;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 10 + (s[i] - '0');
+	}
+	return x;
+}
+
+/* rfc3339_utc reports whether s is a time time.Time's UnmarshalJSON takes
+ * (RFC 3339, with the ranges it checks), of the shape the store writes:
+ * 2026-01-02T15:04:05Z, with at most nine digits of a second's fraction. */
+static int rfc3339_utc(const char *s, size_t n)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	if (n < 20) {
+		return 0;
+	}
+	for (size_t i = 0; i < 19; i++) {
+		if (shape[i] == 'd' ? !is_digit(s[i]) : s[i] != shape[i]) {
+			return 0;
+		}
+	}
+	int year = num(s, 4), month = num(s + 5, 2), day = num(s + 8, 2);
+	if (month < 1 || month > 12) {
+		return 0;
+	}
+	int leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+	if (day < 1 || day > days[month - 1] + (month == 2 && leap) || num(s + 11, 2) > 23 || num(s + 14, 2) > 59 ||
+	    num(s + 17, 2) > 59) {
+		return 0;
+	}
+	size_t i = 19;
+	if (s[i] == '.') {
+		size_t j = i + 1;
+		while (j < n && is_digit(s[j])) {
+			j++;
+		}
+		if (j == i + 1 || j - i - 1 > 9) {
+			return 0;
+		}
+		i = j;
+	}
+	return i + 1 == n && s[i] == 'Z';
+}
+
+/* link_target reads the receipt of a linked entry as store.Store.load
+ * does (encoding/json into store.Receipt; then the target must pass
+ * dirs.CheckOnPath and be a directory, else the entry is broken) and
+ * returns the target, where the toolkit's files are. It takes the
+ * receipts link writes: an object of the fields kind, version, cuda_major,
+ * source, target, installed_bytes and installed, each at most once and
+ * spelt as the store spells them, source "link" without escapes. Anything
+ * else falls back: another field (encoding/json matches names whatever
+ * their case, and skips the unknown), a field twice, a value of another
+ * type or null, a time it would refuse; a target with a ':' or a control
+ * character, relative, not clean (link writes filepath.Abs), or that is
+ * not a directory (cudaenv-shim reports the broken entry). A target that
+ * is a symbolic link to a directory is what link suggests for a path with
+ * a ':'; it is used as it is, as cudaenv-shim does. */
+static char *link_target(const char *data)
+{
+	enum { KIND, VERSION, CUDA_MAJOR, SOURCE, TARGET, INSTALLED_BYTES, INSTALLED, FIELDS };
+	static const char *const names[FIELDS] = {"kind",   "version",         "cuda_major", "source",
+						  "target", "installed_bytes", "installed"};
+	int seen[FIELDS] = {0};
+	struct buf key = {0}, val = {0};
+	char *target = NULL;
+	const char *p = json_ws(data);
+	if (*p != '{') {
+		FALLBACK();
+	}
+	p = json_ws(p + 1);
+	for (;;) {
+		int plain;
+		p = json_read_str(p, &key, &plain);
+		int f = FIELDS;
+		for (int i = 0; plain && i < FIELDS; i++) {
+			if (strcmp(key.p, names[i]) == 0) {
+				f = i;
+			}
+		}
+		if (f == FIELDS || seen[f]++) {
+			FALLBACK();
+		}
+		p = json_ws(p);
+		if (*p != ':') {
+			FALLBACK();
+		}
+		p = json_ws(p + 1);
+		if (f == CUDA_MAJOR || f == INSTALLED_BYTES) {
+			p = json_read_count(p);
+		} else {
+			p = json_read_str(p, &val, &plain);
+			if ((f == SOURCE && (!plain || strcmp(val.p, "link") != 0)) ||
+			    (f == INSTALLED && (!plain || !rfc3339_utc(val.p, val.len)))) {
+				FALLBACK();
+			}
+			if (f == TARGET) {
+				target = xstrdup(val.p);
+			}
+		}
+		p = json_ws(p);
+		if (*p == ',') {
+			p = json_ws(p + 1);
+			continue;
+		}
+		if (*p != '}') {
+			FALLBACK();
+		}
+		break;
+	}
+	if (*json_ws(p + 1) || !seen[SOURCE] || !target) {
+		FALLBACK();
+	}
+	free(key.p);
+	free(val.p);
+	/* dirs.CheckOnPath (the text is UTF-8: no byte past ASCII is a
+	 * control character) */
+	for (const unsigned char *s = (const unsigned char *)target; *s; s++) {
+		if (*s < 0x20 || *s == 0x7f || *s == ':') {
+			FALLBACK();
+		}
+	}
+	char *c = clean(target);
+	int same = strcmp(c, target) == 0;
+	free(c);
+	if (target[0] != '/' || !same || !is_dir(target)) {
+		FALLBACK();
+	}
+	return target;
+}
+
 /* pick_toolkit is activate.ResolveFast for one CUDA spec: the newest
  * matching entry with a receipt cudaenv wrote for files it installed. */
 static char *pick_toolkit(const char *cuda_dir, const struct spec *sp, struct version *picked)
@@ -809,9 +1056,20 @@ static char *pick_toolkit(const char *cuda_dir, const struct spec *sp, struct ve
 		static char data[256 << 10];
 		size_t len = read_fd(fd, data, sizeof data - 1);
 		close(fd);
+		if (memchr(data, 0, len)) {
+			FALLBACK();
+		}
+		free(receipt);
+		*picked = cands[i].v;
+		if (strstr(data, "\"link\"")) {
+			/* a link to a toolkit elsewhere, whose files are used
+			 * where they are */
+			free(dir);
+			return link_target(data);
+		}
 		/* activate.load (store.InstalledReceipt, which every reader
 		 * shares): a receipt the store wrote whole, for files it
-		 * installed (not a link to a tree elsewhere). */
+		 * installed. */
 		size_t a = 0, z = len;
 		while (a < z && is_space(data[a])) {
 			a++;
@@ -819,12 +1077,9 @@ static char *pick_toolkit(const char *cuda_dir, const struct spec *sp, struct ve
 		while (z > a && is_space(data[z - 1])) {
 			z--;
 		}
-		if (z - a < 2 || data[a] != '{' || data[z - 1] != '}' || memchr(data, 0, len) ||
-		    strstr(data, "\"link\"")) {
+		if (z - a < 2 || data[a] != '{' || data[z - 1] != '}') {
 			FALLBACK();
 		}
-		free(receipt);
-		*picked = cands[i].v;
 		return dir;
 	}
 	FALLBACK();
