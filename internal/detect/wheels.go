@@ -98,15 +98,20 @@ func (h Host) WheelLibsWhere(sites []string, keep func(soname string) bool) []Wh
 }
 
 func (h Host) wheelLibs(site string, keep func(string) bool) []WheelLib {
-	// site/nvidia/*/lib/<soname>, by path relative to site.
+	// site/nvidia/*/lib/<soname>, and cuTENSOR's site/cutensor/lib (its
+	// wheels, cutensor-cu12 and -cu13, are the one NVIDIA library outside
+	// nvidia/), by path relative to site.
 	libs := map[string]string{}
+	libDirs := []string{"cutensor/lib"}
 	for _, pkg := range h.readNames(filepath.Join(site, "nvidia"), maxNvidiaEntries) {
-		if !reDistName().MatchString(pkg) {
-			continue
+		if reDistName().MatchString(pkg) {
+			libDirs = append(libDirs, path.Join("nvidia", pkg, "lib"))
 		}
-		for _, name := range h.readNames(filepath.Join(site, "nvidia", pkg, "lib"), maxLibEntries) {
+	}
+	for _, dir := range libDirs {
+		for _, name := range h.readNames(filepath.Join(site, filepath.FromSlash(dir)), maxLibEntries) {
 			if reSoname().MatchString(name) && (keep == nil || keep(name)) {
-				libs[path.Join("nvidia", pkg, "lib", name)] = name
+				libs[path.Join(dir, name)] = name
 			}
 		}
 	}
@@ -134,7 +139,7 @@ func (h Host) wheelLibs(site string, keep func(string) bool) []WheelLib {
 			}
 			continue
 		}
-		if !strings.HasPrefix(lower, "nvidia_") && !strings.HasPrefix(lower, "nvidia-") {
+		if !strings.HasPrefix(lower, "nvidia_") && !strings.HasPrefix(lower, "nvidia-") && !strings.HasPrefix(lower, "cutensor_cu") && !strings.HasPrefix(lower, "cutensor-cu") {
 			continue
 		}
 		meta := h.readCappedFile(filepath.Join(dir, "METADATA"), maxMetadataBytes)

@@ -78,6 +78,29 @@ func TestWheelLibsReadsWhatPipInstalled(t *testing.T) {
 	}
 }
 
+// cuTENSOR's wheels are cutensor-cu12 and -cu13, their files under a
+// top-level cutensor/ (the real layout: fetch/pypi/testdata/real_layouts.txt).
+func TestWheelLibsReadsCuTENSORsWheelOutsideNvidia(t *testing.T) {
+	dir := site(t, nvjitlinkWheel(map[string]string{
+		"cutensor/lib/libcutensor.so.2":           "ELF",
+		"cutensor_cu13-2.3.1.dist-info/METADATA":  "Name: cutensor-cu13\nVersion: 2.3.1\n",
+		"cutensor_cu13-2.3.1.dist-info/RECORD":    "cutensor/lib/libcutensor.so.2,sha256=x,3\n",
+		"cutensor/include/cutensor.h":             "",
+		"cutensorx/lib/libcutensorx.so.2":         "ELF", // not cuTENSOR's folder
+		"cutensorx_cu13-2.3.1.dist-info/METADATA": "Name: cutensorx-cu13\nVersion: 2.3.1\n",
+		"cutensorx_cu13-2.3.1.dist-info/RECORD":   "cutensorx/lib/libcutensorx.so.2,,\n",
+	}))
+	got := Host{}.WheelLibs([]string{dir})
+	var sonames []string
+	for _, l := range got {
+		sonames = append(sonames, l.Soname+" "+l.Wheel+" "+l.Version)
+	}
+	want := []string{"libcutensor.so.2 cutensor-cu13 2.3.1", "libnvJitLink.so.12 nvidia-nvjitlink-cu12 12.4.127"}
+	if !reflect.DeepEqual(sonames, want) {
+		t.Errorf("got %q, want %q", sonames, want)
+	}
+}
+
 func TestWheelLibsLeavesOutWhatIsNotPlain(t *testing.T) {
 	meta := "nvidia_nvjitlink_cu12-12.4.127.dist-info/METADATA"
 	tests := []struct {
