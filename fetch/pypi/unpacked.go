@@ -361,7 +361,7 @@ func unpackInto(ctx context.Context, wp *wheelPlan, tree string) (*unpackedIndex
 // against the index (this user's, read-only, its size, its sha256); a
 // file that fails is a *refusedEntry, and no symlink has been made.
 func materialize(ctx context.Context, src string, idx *unpackedIndex, dest string, verify bool) error {
-	sr, err := os.OpenRoot(src)
+	sr, err := rootfs.OpenRead(src)
 	if err != nil {
 		return refuse("tree: %v", err)
 	}
@@ -427,8 +427,8 @@ func materialize(ctx context.Context, src string, idx *unpackedIndex, dest strin
 }
 
 // placeFile links (or copies) one file of an entry into t.
-func placeFile(ctx context.Context, sr *os.Root, t *rootfs.Tree, want unpackedFile, verify bool, buf []byte) error {
-	f, err := sr.OpenFile(want.Path, os.O_RDONLY|noFollow, 0)
+func placeFile(ctx context.Context, sr, t *rootfs.Tree, want unpackedFile, verify bool, buf []byte) error {
+	f, err := sr.OpenFile(want.Path)
 	if err != nil {
 		return refuse("%s: %v", rootfs.Show(want.Path), err)
 	}

@@ -56,3 +56,8 @@ var ErrNoLink = errors.New("cannot hard-link here")
 func (t *Tree) LinkFile(rel string, src *os.File) error { return ErrNoLink }
 
 func links(fs.FileInfo) uint64 { return 1 }
+
+// OpenFile opens the file rel of a tree for reading.
+func (t *Tree) OpenFile(rel string) (*os.File, error) {
+	return t.root.OpenFile(rel, os.O_RDONLY, 0)
+}

@@ -81,7 +81,7 @@ func (t *Tree) dirFD(rel string) (fd int, owned bool, err error) {
 	owned = false
 	for i := start; i < len(segs); i++ {
 		sub := strings.Join(segs[:i+1], "/")
-		fd, err := openDirAt(parent, segs[i], sub)
+		fd, err := openDirAt(parent, segs[i], sub, !t.readOnly)
 		if owned {
 			unix.Close(parent)
 		}
@@ -102,7 +102,7 @@ func (t *Tree) dirFD(rel string) (fd int, owned bool, err error) {
 
 // openDirAt opens (making it first when missing) the folder name in
 // parent, refusing a symlink and anything that is not a folder.
-func openDirAt(parent int, name, rel string) (int, error) {
+func openDirAt(parent int, name, rel string, mkdir bool) (int, error) {
 	for try := 0; ; try++ {
 		fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err == nil {
@@ -111,7 +111,7 @@ func openDirAt(parent int, name, rel string) (int, error) {
 		if err == unix.EINTR {
 			continue
 		}
-		if err == unix.ENOENT && try < 2 {
+		if err == unix.ENOENT && mkdir && try < 2 {
 			if err := unix.Mkdirat(parent, name, 0o755); err != nil && err != unix.EEXIST {
 				return -1, &fs.PathError{Op: "mkdirat", Path: rel, Err: err}
 			}
@@ -169,6 +169,30 @@ func (t *Tree) CreateFile(rel string, perm fs.FileMode) (*os.File, error) {
 			return nil, err
 		}
 		return f, nil
+	}
+}
+
+// OpenFile opens the regular file rel (a clean slash path) of a tree
+// opened with OpenRead for reading: without following a symlink at any
+// step, or waiting on a FIFO planted at its name.
+func (t *Tree) OpenFile(rel string) (*os.File, error) {
+	dir, base := path.Split(rel)
+	dirfd, owned, err := t.dirFD(strings.TrimSuffix(dir, "/"))
+	if err != nil {
+		return nil, err
+	}
+	if owned {
+		defer unix.Close(dirfd)
+	}
+	for {
+		fd, err := unix.Openat(dirfd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "openat", Path: rel, Err: err}
+		}
+		return os.NewFile(uintptr(fd), rel), nil
 	}
 }
 

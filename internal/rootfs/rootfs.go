@@ -82,9 +82,10 @@ func CheckLinkTarget(rel, target string) error {
 
 // Tree writes into one folder through an os.Root.
 type Tree struct {
-	root *os.Root
-	dirs sync.Map // rel → struct{}: known to be a real folder
-	fds  dirFDs   // open folders, for CreateFile
+	root     *os.Root
+	dirs     sync.Map // rel → struct{}: known to be a real folder
+	fds      dirFDs   // open folders, for CreateFile
+	readOnly bool     // OpenRead's: folders are never made
 }
 
 // Open opens the folder dir (which must exist) for writing.
@@ -94,6 +95,18 @@ func Open(dir string) (*Tree, error) {
 		return nil, err
 	}
 	return &Tree{root: r}, nil
+}
+
+// OpenRead opens the folder dir for reading files with OpenFile: through
+// the same descriptors of its folders as CreateFile, so reading many
+// files costs one open each, and never through a symlink.
+func OpenRead(dir string) (*Tree, error) {
+	t, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	t.readOnly = true
+	return t, nil
 }
 
 // Root is the os.Root every write goes through.
