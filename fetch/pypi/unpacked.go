@@ -148,7 +148,10 @@ func (c WheelCache) Reuse(ctx context.Context, sha, dest, project, version strin
 		return false, nil
 	}
 	entry := filepath.Join(c.unpackedDir(), sha)
-	if _, err := os.Lstat(entry); err != nil {
+	fi, err := os.Lstat(entry)
+	if err != nil || !mine(fi) {
+		// None, or another user's in a shared cache: not for this user,
+		// and nothing to report each time.
 		return false, nil
 	}
 	idx, err := c.readEntry(entry, sha, project, version)

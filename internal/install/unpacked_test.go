@@ -210,7 +210,7 @@ func TestAReinstallRefusesATamperedCacheEntryAndUnpacksAgain(t *testing.T) {
 // hold files that user can change.
 func TestAnotherUsersCacheEntryIsNeverLinked(t *testing.T) {
 	uid := nobody(t)
-	w, in, _ := warmWorld(t)
+	w, in, notices := warmWorld(t)
 	first := installMinimal(t, in)
 	if err := w.store.Remove(first); err != nil {
 		t.Fatal(err)
@@ -222,6 +222,13 @@ func TestAnotherUsersCacheEntryIsNeverLinked(t *testing.T) {
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid {
 			t.Errorf("%s belongs to the cache's other user", rel)
 		}
+	}
+	// Theirs, not changed: nothing to warn about, and left in place.
+	if len(*notices) != 0 {
+		t.Errorf("notices: %q", *notices)
+	}
+	if des, _ := os.ReadDir(filepath.Join(w.cache, "unpacked")); len(des) == 0 {
+		t.Error("the other user's entries were removed")
 	}
 }
 
