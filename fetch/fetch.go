@@ -164,7 +164,12 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 				if ctx.Err() != nil {
 					return
 				}
+				done, err := c.Slots.download(ctx, arts[i].Size)
+				if err != nil {
+					return
+				}
 				p, err := obtain.get(ctx, &arts[i])
+				done()
 				if err != nil {
 					fail(err)
 					return
@@ -194,10 +199,16 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 				}
 				i, p := ready.pop()
 				a := &arts[i]
+				done, err := c.Slots.unpack(ctx, a.Size)
+				if err != nil {
+					return
+				}
 				if pp, ok := prog.(PhaseProgress); ok {
 					pp.Unpacking(a.Component)
 				}
-				if err := m.extract(ctx, u, p, a, i); err != nil {
+				err = m.extract(ctx, u, p, a, i)
+				done()
+				if err != nil {
 					if ctx.Err() == nil {
 						fail(fmt.Errorf("extract %s: %w (%s)", a.label(), localize(err, inDest), filepath.Base(a.RelativePath)))
 					}
