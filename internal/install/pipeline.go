@@ -205,19 +205,20 @@ func (s *outSlot) do(f func()) {
 
 // add is do for a Progress.Add: held ones are summed, so a bar that
 // appears later starts where the download has got to.
-func (s *outSlot) add(p Progress, n int64) {
+func (s *outSlot) add(op *orderedProgress, n int64) {
 	s.o.mu.Lock()
 	defer s.o.mu.Unlock()
-	if s.idx == s.o.head {
-		p.Add(n)
-		return
-	}
-	if s.lastAdd != nil {
+	if s.idx != s.o.head && s.lastAdd != nil {
 		*s.lastAdd += n
 		return
 	}
-	v := n
-	s.held, s.lastAdd = append(s.held, func() { p.Add(v) }), &v
+	v := &n
+	f := op.call(func(p Progress) { p.Add(*v) })
+	if s.idx == s.o.head {
+		f()
+		return
+	}
+	s.held, s.lastAdd = append(s.held, f), v
 }
 
 // close ends the slot; discard drops what it still holds. The next slots
@@ -254,38 +255,58 @@ func (s *outSlot) Progress(label string) Progress {
 	if s.o.rep == nil {
 		return nil
 	}
-	p := s.o.rep.Progress(label)
-	if p == nil {
-		return nil
-	}
-	return &orderedProgress{s: s, p: p}
+	return &orderedProgress{s: s, label: label}
 }
 
-// orderedProgress is a Progress whose calls keep their slot's place.
+// orderedProgress is a Progress whose calls keep their slot's place; the
+// Reporter is asked for the real one when the first of them is passed on.
 type orderedProgress struct {
-	s *outSlot
-	p Progress
+	s     *outSlot
+	label string
+	p     Progress // nil when the Reporter gave none
+	asked bool
+}
+
+// to passes a call on in the slot's order.
+func (op *orderedProgress) to(f func(p Progress)) { op.s.do(op.call(f)) }
+
+// call is f on the real Progress, run in order (under ordered.mu).
+func (op *orderedProgress) call(f func(p Progress)) func() {
+	return func() {
+		if !op.asked {
+			op.p, op.asked = op.s.o.rep.Progress(op.label), true
+		}
+		if op.p != nil {
+			f(op.p)
+		}
+	}
 }
 
 func (op *orderedProgress) Start(total int64, components int) {
-	op.s.do(func() { op.p.Start(total, components) })
+	op.to(func(p Progress) { p.Start(total, components) })
 }
-func (op *orderedProgress) Add(n int64)             { op.s.add(op.p, n) }
-func (op *orderedProgress) ComponentDone(id string) { op.s.do(func() { op.p.ComponentDone(id) }) }
-func (op *orderedProgress) Finish()                 { op.s.do(op.p.Finish) }
+func (op *orderedProgress) Add(n int64) { op.s.add(op, n) }
+func (op *orderedProgress) ComponentDone(id string) {
+	op.to(func(p Progress) { p.ComponentDone(id) })
+}
+func (op *orderedProgress) Finish() { op.to(func(p Progress) { p.Finish() }) }
 
 // Cached and Unpacking pass on fetch.PhaseProgress where the Progress
 // has it; Cached bytes are Added where it does not, as fetch does.
 func (op *orderedProgress) Cached(n int64) {
-	if pp, ok := op.p.(interface{ Cached(int64) }); ok {
-		op.s.do(func() { pp.Cached(n) })
-		return
-	}
-	op.Add(n)
+	op.to(func(p Progress) {
+		if pp, ok := p.(interface{ Cached(int64) }); ok {
+			pp.Cached(n)
+		} else {
+			p.Add(n)
+		}
+	})
 }
 
 func (op *orderedProgress) Unpacking(id string) {
-	if pp, ok := op.p.(interface{ Unpacking(string) }); ok {
-		op.s.do(func() { pp.Unpacking(id) })
-	}
+	op.to(func(p Progress) {
+		if pp, ok := p.(interface{ Unpacking(string) }); ok {
+			pp.Unpacking(id)
+		}
+	})
 }
