@@ -48,7 +48,9 @@ func frontIndex(t *testing.T, ix *pypitest.Index, hold func(r *http.Request)) st
 	return srv.URL + "/simple/"
 }
 
-func isCudnnWheel(r *http.Request) bool { return strings.HasPrefix(path.Base(r.URL.Path), "nvidia_cudnn") }
+func isCudnnWheel(r *http.Request) bool {
+	return strings.HasPrefix(path.Base(r.URL.Path), "nvidia_cudnn")
+}
 
 // signal is a channel closed once.
 type signal struct {
@@ -57,7 +59,7 @@ type signal struct {
 }
 
 func newSignal() *signal { return &signal{c: make(chan struct{})} }
-func (s *signal) fire()   { s.once.Do(func() { close(s.c) }) }
+func (s *signal) fire()  { s.once.Do(func() { close(s.c) }) }
 func (s *signal) fired() bool {
 	select {
 	case <-s.c:
