@@ -311,3 +311,47 @@ func TestInstallLibraryFailingAfterCUDALeavesCUDAInstalled(t *testing.T) {
 		t.Errorf("reported:\n%s", got)
 	}
 }
+
+// An install from a .cuda-version.lock fetches its products at once too.
+func TestInstallLockedFetchesCUDAAndCuDNNAtOnce(t *testing.T) {
+	w := newWorld(t)
+	dir := project(t, "12.4 cudnn@9.5")
+	ix := pypitest.New(t)
+	in := w.installer(t, func(o *Options) { o.PyPIIndex = ix.URL() })
+	if _, err := in.Lock(context.Background(), LockRequest{Here: Here{Dir: dir}, Source: "pypi", Components: []string{"cuda_cudart", "libcublas"}}); err != nil {
+		t.Fatal(err)
+	}
+	cudnnAsked, cudaHeld, overlapped := newSignal(), newSignal(), newSignal()
+	url := frontIndex(t, ix, func(r *http.Request) {
+		if isCudnnWheel(r) {
+			cudnnAsked.fire()
+			return
+		}
+		if cudaHeld.fired() {
+			return
+		}
+		cudaHeld.fire()
+		cudnnAsked.wait(r)
+		if cudnnAsked.fired() {
+			overlapped.fire()
+		}
+	})
+	log := &callLog{}
+	fin, st, _ := w.fresh(t, func(o *Options) { o.PyPIIndex, o.Reporter, o.Jobs = url, log, 4 })
+	res, err := fin.Install(context.Background(), Request{Here: Here{Dir: dir}, Locked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !overlapped.fired() {
+		t.Errorf("CUDA's wheel download was held %s and cuDNN's was not asked for meanwhile: the installs ran one after another", holdLimit)
+	}
+	if len(res) != 2 || res[0].Label != "CUDA 12.4.1" || res[1].Label != "cuDNN 9.5.1.17-cuda12" {
+		t.Fatalf("results %+v", res)
+	}
+	if _, ok := st.Get(store.Cudnn, "9.5.1.17-cuda12"); !ok {
+		t.Error("cuDNN is not installed")
+	}
+	if got := log.text(); !strings.Contains(got, "CUDA 12.4.1: finish\nresult CUDA 12.4.1\ncuDNN 9.5.1.17-cuda12: start") || !strings.HasSuffix(got, "result cuDNN 9.5.1.17-cuda12") {
+		t.Errorf("reported:\n%s", got)
+	}
+}
