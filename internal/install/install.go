@@ -45,7 +45,7 @@ type Options struct {
 	UserAgent string
 	Offline   bool // the download cache only
 	Refresh   bool // ask the server for the release index even if a cached one is fresh
-	Jobs      int  // parallel downloads; <= 0 means max(4, CPU cores)
+	Jobs      int  // parallel downloads, all of a command's versions together; <= 0 means max(4, CPU cores)
 	// GOOS and GOARCH are this machine's, for the default platform.
 	GOOS, GOARCH string
 	// Driver returns this machine's NVIDIA driver version, "" for none. It
