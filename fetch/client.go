@@ -102,6 +102,10 @@ type Client struct {
 	UserAgent string
 	// Now is the clock for cache ages; nil means time.Now.
 	Now func() time.Time
+	// Slots, if not nil, are shared with other Fetches running at once:
+	// their downloads and unpackers together stay within its limits (each
+	// Fetch's own Jobs and Unpackers still apply), largest archive first.
+	Slots *Slots
 }
 
 // Progress receives download and extraction progress. Implementations must

@@ -168,7 +168,13 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 					return
 				}
 				if a := &arts[i]; a.Reuse != nil {
+					// Linking from the cache hashes every file: an unpacker's work.
+					done, err := c.Slots.unpack(ctx, a.Size)
+					if err != nil {
+						return
+					}
 					ok, err := a.Reuse(ctx, dest)
+					done()
 					if err != nil {
 						if ctx.Err() == nil {
 							fail(fmt.Errorf("extract %s: %w (%s)", a.label(), localize(err, inDest), filepath.Base(a.RelativePath)))
@@ -186,7 +192,12 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 						continue
 					}
 				}
+				done, err := c.Slots.download(ctx, arts[i].Size)
+				if err != nil {
+					return
+				}
 				p, err := obtain.get(ctx, &arts[i])
+				done()
 				if err != nil {
 					fail(err)
 					return
@@ -213,10 +224,16 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 				}
 				i, p := ready.pop()
 				a := &arts[i]
+				done, err := c.Slots.unpack(ctx, a.Size)
+				if err != nil {
+					return
+				}
 				if pp, ok := prog.(PhaseProgress); ok {
 					pp.Unpacking(a.Component)
 				}
-				if err := m.extract(ctx, u, p, a, i, obtain.verified.unchanged); err != nil {
+				err = m.extract(ctx, u, p, a, i, obtain.verified.unchanged)
+				done()
+				if err != nil {
 					if ctx.Err() == nil {
 						fail(fmt.Errorf("extract %s: %w (%s)", a.label(), localize(err, inDest), filepath.Base(a.RelativePath)))
 					}

@@ -45,7 +45,7 @@ type Options struct {
 	UserAgent string
 	Offline   bool // the download cache only
 	Refresh   bool // ask the server for the release index even if a cached one is fresh
-	Jobs      int  // parallel downloads; <= 0 means max(4, CPU cores)
+	Jobs      int  // parallel downloads, all of a command's versions together; <= 0 means max(4, CPU cores)
 	// GOOS and GOARCH are this machine's, for the default platform.
 	GOOS, GOARCH string
 	// Driver returns this machine's NVIDIA driver version, "" for none. It
@@ -84,6 +84,9 @@ func New(o Options) (*Installer, error) {
 		// One budget for the stalls of all the command's small documents,
 		// NVIDIA's and PyPI's alike (#19).
 		Budget: fetch.NewBudget(0),
+		// One set of download and unpacking slots for all the versions
+		// the command installs at once (pipeline).
+		Slots: fetch.NewSlots(o.Jobs, 0),
 	}}, nil
 }
 
@@ -298,11 +301,14 @@ func checkPlatform(p string) error {
 // Install installs what the request asks for. With no Args and no For,
 // in a directory whose .cuda-version has a .cuda-version.lock beside it,
 // it installs exactly what the lock lists (see Request.Locked). Otherwise
-// it installs its CUDA versions first,
-// then its cuDNN versions for the CUDA major just installed (else
-// Request.CUDAMajor, else the one Here selects). Each version is planned
-// and carried out before the next is planned. Results are also reported,
-// one by one, as they are reached.
+// it installs its CUDA versions and then its cuDNN (and other library)
+// versions for the CUDA major of the CUDA planned (else Request.CUDAMajor,
+// else the one Here selects). Each version starts downloading and
+// unpacking as soon as it is planned, alongside the others (pipeline);
+// results and events are reported in that order all the same, each
+// version's as soon as those before it are done. The first version to fail
+// cancels the others; a version that fails to plan lets those before it
+// finish, as they would have one after another.
 func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error) {
 	source, err := checkSource(req.Source)
 	if err != nil {
@@ -365,7 +371,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	st := in.opts.Store
 	st.CleanStaging() // staging folders no running install owns
 
-	var results []Result
+	pp := in.newPipeline(ctx, req.Force)
 	cudaMajor := req.CUDAMajor
 	installedCUDA := false
 	useWith := "" // the CUDA installed here, named in the cuDNN's hint
@@ -373,18 +379,18 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if sp.Tool != version.CUDA {
 			continue
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit, applySkips: true})
-		if err != nil {
-			return results, err
+		pl, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
+			return in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit, applySkips: true})
+		})
+		if !ok {
+			return pp.wait()
 		}
-		res, err := in.Apply(ctx, p, req.Force)
-		if err != nil {
-			return results, err
-		}
-		results = append(results, res)
-		cudaMajor = res.Entry.Version.Major()
+		// The plan names the entry, so the libraries' plans need not wait
+		// for CUDA to be installed.
 		installedCUDA = true
-		useWith = res.Entry.Version.String()
+		if v, err := version.Parse(pl.Name); err == nil {
+			cudaMajor, useWith = v.Major(), v.String()
+		}
 	}
 	for _, sp := range specs {
 		if !sp.Tool.Library() {
@@ -398,8 +404,10 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			}
 		}
 		if cudaMajor == 0 {
-			return results, fmt.Errorf("install: %s is built per CUDA major; install it with a CUDA version (cudaenv install 12.4 %s@%s), select a CUDA version first, or pass --cuda-major 12",
+			err := fmt.Errorf("install: %s is built per CUDA major; install it with a CUDA version (cudaenv install 12.4 %s@%s), select a CUDA version first, or pass --cuda-major 12",
 				sp.Tool.Title(), sp.Tool, strings.TrimPrefix(sp.String(), string(sp.Tool)+"@"))
+			pp.plan(func(context.Context, *Installer) (*Plan, error) { return nil, err })
+			return pp.wait()
 		}
 		var comps []string
 		if !installedCUDA {
@@ -410,18 +418,18 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			// Its only source; or the wheel a framework pins.
 			src = "pypi"
 		}
-		p, err := in.Plan(ctx, sp, Target{Source: src, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
-		if err != nil {
-			return results, err
+		_, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
+			p, err := in.Plan(ctx, sp, Target{Source: src, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
+			if p != nil {
+				p.useWith = useWith
+			}
+			return p, err
+		})
+		if !ok {
+			break
 		}
-		p.useWith = useWith
-		res, err := in.Apply(ctx, p, req.Force)
-		if err != nil {
-			return results, err
-		}
-		results = append(results, res)
 	}
-	return results, nil
+	return pp.wait()
 }
 
 // sourceFor is the source a spec is installed from: the one its installed

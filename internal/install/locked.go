@@ -72,19 +72,16 @@ func (in *Installer) installLocked(ctx context.Context, req Request, versionFile
 		return nil, err
 	}
 	in.opts.Store.CleanStaging()
-	var results []Result
+	// Planned from the lock one after another, installed at once.
+	pp := in.newPipeline(ctx, req.Force)
 	for _, p := range lk.Products() {
-		pl, err := in.planLocked(lk, p, platform, name)
-		if err != nil {
-			return results, err
+		if _, ok := pp.plan(func(_ context.Context, in *Installer) (*Plan, error) {
+			return in.planLocked(lk, p, platform, name)
+		}); !ok {
+			break
 		}
-		res, err := in.Apply(ctx, pl, req.Force)
-		if err != nil {
-			return results, err
-		}
-		results = append(results, res)
 	}
-	return results, nil
+	return pp.wait()
 }
 
 func lockChoice(lk *lockfile.Lock) string {
