@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 	"strconv"
 	"sync"
 )
@@ -29,6 +30,7 @@ const (
 	window   = 1 << 15           // history a match may reach back into
 	outChunk = 256 << 10         // output decoded between flushes
 	outSize  = window + outChunk // the output buffer: history, then new data
+	outSlack = 16                // past outSize: room for a match's wide copy to overrun
 	maxMatch = 258
 	inSize   = 64 << 10
 	inKeep   = 8 // bytes kept before the read position when input is compacted
@@ -37,10 +39,11 @@ const (
 	distBits = 8  // primary table bits, distance code
 )
 
-// Table entries: bits 0-7 the code's length (total, for a subtable
-// entry; the primary bits for a link to a subtable), 8-11 extra bits
-// (a link: the subtable's bits), 12-15 the kind, 16-31 the value (a
-// literal, a base length or distance, a subtable's start).
+// Table entries: bits 0-7 the bits a symbol takes, its code and then its
+// extra bits (a link to a subtable: the primary bits), 8-11 the code's
+// length, where its extra bits start (a link: the subtable's bits), 12-15
+// the kind, 16-31 the value (a literal, a base length or distance, a
+// subtable's start). One load and one shift consume a symbol.
 const (
 	kLiteral = iota << 12
 	kLength
@@ -60,113 +63,128 @@ var (
 	codeOrder   = [19]int{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 )
 
-// table is a Huffman decoding table: a primary table, then subtables.
+// table is a Huffman decoding table: a primary table of 1<<bits entries,
+// then its subtables. Its fixed size (a code of 286 symbols has at most 286
+// subtables of 1<<(15-litBits) entries; of 30 symbols, 30 of 1<<(15-distBits))
+// lets a masked index need no bounds check.
 type table struct {
-	e    []uint32
-	bits uint // primary bits
+	e [tableSize]uint32
 }
 
-// build fills t for code lengths lengths (symbol i has length lengths[i],
-// 0 for none) with entry(symbol) as each symbol's entry less its length.
-// It refuses, as compress/flate does, a code that is neither complete nor
-// a single one-bit code; an empty code is accepted and fails when used.
-func (t *table) build(lengths []uint8, bits uint, entry func(sym int) uint32) bool {
+const (
+	tableSize = 1 << 13
+	tableMask = tableSize - 1
+)
+
+// build fills e for code lengths lengths (symbol i has length lengths[i],
+// 0 for none) with entries[sym] plus the code's length as each symbol's
+// entry. It refuses, as compress/flate does, a code that is neither
+// complete nor a single one-bit code; an empty code is accepted and fails
+// when used.
+func build(e []uint32, lengths []uint8, bitsN uint, entries []uint32) bool {
 	var count [16]int
 	maxLen := 0
 	for _, n := range lengths {
-		if n != 0 {
-			count[n]++
-			maxLen = max(maxLen, int(n))
-		}
+		count[n&15]++
+		maxLen = max(maxLen, int(n))
 	}
-	t.bits = bits
-	size := 1 << bits
-	if cap(t.e) < size {
-		t.e = make([]uint32, size, size+size*16)
-	}
-	t.e = t.e[:size]
-	for i := range t.e {
-		t.e[i] = invalidEntry
-	}
+	count[0] = 0
+	size := 1 << bitsN
+	e = e[:size]
 	if maxLen == 0 {
+		for i := range e {
+			e[i] = invalidEntry
+		}
 		return true
 	}
-	var next [17]int
 	code := 0
+	var offs [17]int // where each length's symbols start in canonical order
 	for i := 1; i <= maxLen; i++ {
-		code <<= 1
-		next[i] = code
-		code += count[i]
+		code = code<<1 + count[i]
+		offs[i+1] = offs[i] + count[i]
 	}
-	if code != 1<<maxLen && !(code == 1 && maxLen == 1) {
-		return false
+	if code != 1<<maxLen {
+		if !(code == 1 && maxLen == 1) {
+			return false
+		}
+		// A single one-bit code leaves half of the table empty.
+		for i := range e {
+			e[i] = invalidEntry
+		}
 	}
-	subBits := uint(0)
-	if uint(maxLen) > bits {
-		subBits = uint(maxLen) - bits
-	}
+	var sorted [288]uint16
 	for sym, n := range lengths {
-		if n == 0 {
-			continue
+		if n != 0 {
+			sorted[offs[n]] = uint16(sym)
+			offs[n]++
 		}
-		c := next[n]
-		next[n]++
-		r := int(reverse(uint16(c), uint(n)))
-		e := entry(sym) | uint32(n)
-		if uint(n) <= bits {
-			for off := r; off < size; off += 1 << n {
-				t.e[off] = e
+	}
+	// A complete code covers every entry of the primary table and of each
+	// subtable, so nothing needs clearing first. In canonical order the
+	// codes sharing a subtable (their first bits bits) are consecutive.
+	subBits := uint(0)
+	if uint(maxLen) > bitsN {
+		subBits = uint(maxLen) - bitsN
+	}
+	used, prefix, start := size, -1, 0
+	e = e[:cap(e)]
+	code, i := 0, 0
+	for n := 1; n <= maxLen; n++ {
+		for range count[n] {
+			sym := sorted[i]
+			i++
+			r := int(bits.Reverse16(uint16(code)) >> (16 - n))
+			code++
+			v := entries[sym] + uint32(n) + uint32(n)<<8
+			if n <= int(bitsN) {
+				for off := r; off < size; off += 1 << n {
+					e[off] = v
+				}
+				continue
 			}
-			continue
-		}
-		low := r & (size - 1)
-		link := t.e[low]
-		if link&kindMask != kLink {
-			start := len(t.e)
-			t.e = append(t.e, make([]uint32, 1<<subBits)...)
-			for i := start; i < len(t.e); i++ {
-				t.e[i] = invalidEntry
+			if low := r & (size - 1); low != prefix {
+				prefix, start = low, used
+				e[low] = uint32(used)<<16 | kLink | uint32(subBits)<<8 | uint32(bitsN)
+				used += 1 << subBits
 			}
-			link = uint32(start)<<16 | kLink | uint32(subBits)<<8 | uint32(bits)
-			t.e[low] = link
+			for off := r >> bitsN; off < 1<<subBits; off += 1 << (uint(n) - bitsN) {
+				e[start+off] = v
+			}
 		}
-		start := int(link >> 16)
-		for off := r >> bits; off < 1<<subBits; off += 1 << (uint(n) - bits) {
-			t.e[start+off] = e
-		}
+		code <<= 1
 	}
 	return true
 }
 
-func reverse(c uint16, n uint) uint16 {
-	var r uint16
-	for range n {
-		r = r<<1 | c&1
-		c >>= 1
-	}
-	return r
-}
+var (
+	litEntries  [288]uint32
+	distEntries [32]uint32
+	clEntries   [19]uint32
+)
 
-func litEntry(sym int) uint32 {
-	switch {
-	case sym < 256:
-		return kLiteral | uint32(sym)<<16
-	case sym == 256:
-		return kEnd
-	case sym < 286:
-		return kLength | lengthBase[sym-257]<<16 | lengthExtra[sym-257]<<8
+func init() {
+	for sym := range litEntries {
+		switch {
+		case sym < 256:
+			litEntries[sym] = kLiteral | uint32(sym)<<16
+		case sym == 256:
+			litEntries[sym] = kEnd
+		case sym < 286:
+			litEntries[sym] = kLength | lengthBase[sym-257]<<16 | lengthExtra[sym-257]
+		default:
+			litEntries[sym] = kInvalid // 286 and 287: corrupt when used
+		}
 	}
-	return kInvalid // 286 and 287: corrupt when used
-}
-
-func distEntry(sym int) uint32 {
-	if sym < 30 {
-		return kLength | distBase[sym]<<16 | distExtra[sym]<<8
+	for sym := range distEntries {
+		distEntries[sym] = kInvalid
+		if sym < 30 {
+			distEntries[sym] = kLength | distBase[sym]<<16 | distExtra[sym]
+		}
 	}
-	return kInvalid
+	for sym := range clEntries {
+		clEntries[sym] = kLiteral | uint32(sym)<<16
+	}
 }
-
-func codeLenEntry(sym int) uint32 { return kLiteral | uint32(sym)<<16 }
 
 var fixed = sync.OnceValue(func() *[2]table {
 	var t [2]table
@@ -183,12 +201,12 @@ var fixed = sync.OnceValue(func() *[2]table {
 			l[i] = 8
 		}
 	}
-	t[0].build(l[:], litBits, litEntry)
+	build(t[0].e[:], l[:], litBits, litEntries[:])
 	var d [32]uint8
 	for i := range d {
 		d[i] = 5
 	}
-	t[1].build(d[:], distBits, distEntry)
+	build(t[1].e[:], d[:], distBits, distEntries[:])
 	return &t
 })
 
@@ -214,13 +232,13 @@ type decoder struct {
 	final     bool
 	stored    int // bytes left in a stored block; -1 in a Huffman block
 	lit, dist *table
-	dyn       [2]table
+	dyn       *[2]table
 	lens      [286 + 30]uint8
 	err       error // io.EOF once the final block is out
 }
 
 var pool = sync.Pool{New: func() any {
-	return &decoder{in: make([]byte, inSize), out: make([]byte, outSize)}
+	return &decoder{in: make([]byte, inSize), out: make([]byte, outSize+outSlack), dyn: new([2]table)}
 }}
 
 // reader hands a pooled decoder back on Close.
@@ -451,16 +469,14 @@ func (d *decoder) readTables() error {
 		}
 		cl[codeOrder[i]] = uint8(v)
 	}
-	var clt table
-	var clBuf [1 << 7]uint32
-	clt.e = clBuf[:0]
-	if !clt.build(cl[:], 7, codeLenEntry) {
+	var clt [1 << 7]uint32
+	if !build(clt[:], cl[:], 7, clEntries[:]) {
 		return d.corrupt()
 	}
 	lens := d.lens[:nlit+ndist]
 	for i := 0; i < len(lens); {
 		_ = d.need(7) // fewer bits left may still hold a short code
-		e := clt.e[d.bb&(1<<7-1)]
+		e := clt[d.bb&(1<<7-1)]
 		n := uint(e & 0xFF)
 		if e&kindMask == kInvalid {
 			return d.corrupt()
@@ -502,7 +518,7 @@ func (d *decoder) readTables() error {
 			i++
 		}
 	}
-	if !d.dyn[0].build(lens[:nlit], litBits, litEntry) || !d.dyn[1].build(lens[nlit:], distBits, distEntry) {
+	if !build(d.dyn[0].e[:], lens[:nlit], litBits, litEntries[:]) || !build(d.dyn[1].e[:], lens[nlit:], distBits, distEntries[:]) {
 		return d.corrupt()
 	}
 	return nil
@@ -528,114 +544,160 @@ func (d *decoder) copyStored() error {
 }
 
 // huffman decodes symbols of a Huffman block until its end or until the
-// output is nearly full. Each symbol starts with at least 56 bits in the
-// buffer, or all that is left of the input: enough for a length, its
-// extra bits, a distance and its extra bits (48 at most).
+// output is nearly full. While 8 bytes of input are left, a symbol starts
+// with a refill to at least 56 bits, enough for a length, its extra bits,
+// a distance and its extra bits (48 at most), and no step checks the bits
+// it has; near the end of the input it takes the careful path, which
+// does.
 func (d *decoder) huffman() error {
-	lit, dist := d.lit.e, d.dist.e
-	litMask, distMask := uint64(1)<<d.lit.bits-1, uint64(1)<<d.dist.bits-1
-	out := d.out[:outSize]
+	lit, dist := &d.lit.e, &d.dist.e
+	out := d.out[:outSize+outSlack]
 	outPos := d.outPos
 	// The decoder's state lives in locals here (registers), put back in d
 	// before anything that reads it there.
 	in, inPos, inEnd := d.in, d.inPos, d.inEnd
 	bb, bl := d.bb, d.bl
 	for outPos <= outSize-maxMatch {
+		var length, dst int
 		if inEnd-inPos >= 8 {
-			bb |= binary.LittleEndian.Uint64(in[inPos:]) << bl
-			k := (63 - bl) >> 3
-			inPos += int(k)
-			bl += k << 3
+			// Branchless refill: bl becomes 56 to 63.
+			bb |= binary.LittleEndian.Uint64(in[inPos:]) << (bl & 63)
+			inPos += int((63 - bl) >> 3)
+			bl |= 56
+			e := lit[bb&(1<<litBits-1)]
+			if e&kindMask == kLiteral {
+				// Up to three literals (45 bits) on one refill.
+				bb >>= e & 63
+				bl -= uint(e & 63)
+				out[outPos] = byte(e >> 16)
+				outPos++
+				e = lit[bb&(1<<litBits-1)]
+				if e&kindMask != kLiteral {
+					continue
+				}
+				bb >>= e & 63
+				bl -= uint(e & 63)
+				out[outPos] = byte(e >> 16)
+				outPos++
+				e = lit[bb&(1<<litBits-1)]
+				if e&kindMask != kLiteral {
+					continue
+				}
+				bb >>= e & 63
+				bl -= uint(e & 63)
+				out[outPos] = byte(e >> 16)
+				outPos++
+				continue
+			}
+			if e&kindMask == kLink {
+				e = lit[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
+			}
+			saved := bb
+			bb >>= e & 63
+			bl -= uint(e & 63)
+			if e&kindMask != kLength {
+				switch e & kindMask {
+				case kLiteral:
+					out[outPos] = byte(e >> 16)
+					outPos++
+					continue
+				case kEnd:
+					d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+					d.inBlock = false
+					return nil
+				}
+				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+				return d.corrupt()
+			}
+			length = int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+			e = dist[bb&(1<<distBits-1)]
+			if e&kindMask == kLink {
+				e = dist[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
+			}
+			if e&kindMask != kLength {
+				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+				return d.corrupt()
+			}
+			saved = bb
+			bb >>= e & 63
+			bl -= uint(e & 63)
+			dst = int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
 		} else {
 			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			d.refill()
 			in, inPos, inEnd, bb, bl = d.in, d.inPos, d.inEnd, d.bb, d.bl
-		}
-		e := lit[bb&litMask]
-		if e&kindMask == kLink {
-			e = lit[(e>>16)+uint32(bb>>(e&0xFF))&(1<<(e>>8&0xF)-1)]
-		}
-		n := uint(e & 0xFF)
-		if n > bl {
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			return d.eofErr()
-		}
-		switch e & kindMask {
-		case kLiteral:
-			bb >>= n
-			bl -= n
-			out[outPos] = byte(e >> 16)
-			outPos++
-			// A second literal needs no refill: 56 bits hold two codes.
-			e = lit[bb&litMask]
-			if e&kindMask != kLiteral || uint(e&0xFF) > bl {
-				continue
+			e := lit[bb&(1<<litBits-1)]
+			if e&kindMask == kLink {
+				e = lit[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
 			}
-			n = uint(e & 0xFF)
-			bb >>= n
-			bl -= n
-			out[outPos] = byte(e >> 16)
-			outPos++
-			continue
-		case kEnd:
-			bb >>= n
-			bl -= n
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			d.inBlock = false
-			return nil
-		case kInvalid:
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			return d.corrupt()
+			if uint(e&63) > bl {
+				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+				return d.eofErr()
+			}
+			saved := bb
+			bb >>= e & 63
+			bl -= uint(e & 63)
+			switch e & kindMask {
+			case kLiteral:
+				out[outPos] = byte(e >> 16)
+				outPos++
+				continue
+			case kEnd:
+				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+				d.inBlock = false
+				return nil
+			case kInvalid:
+				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+				return d.corrupt()
+			}
+			length = int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+			e = dist[bb&(1<<distBits-1)]
+			if e&kindMask == kLink {
+				e = dist[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
+			}
+			if e&kindMask == kInvalid {
+				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+				return d.corrupt()
+			}
+			if uint(e&63) > bl {
+				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+				return d.eofErr()
+			}
+			saved = bb
+			bb >>= e & 63
+			bl -= uint(e & 63)
+			dst = int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
 		}
-		bb >>= n
-		bl -= n
-		// A length, then its distance.
-		xb := uint(e >> 8 & 0xF)
-		if xb > bl {
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			return d.eofErr()
-		}
-		length := int(e>>16) + int(bb&(1<<xb-1))
-		bb >>= xb
-		bl -= xb
-		e = dist[bb&distMask]
-		if e&kindMask == kLink {
-			e = dist[(e>>16)+uint32(bb>>(e&0xFF))&(1<<(e>>8&0xF)-1)]
-		}
-		n = uint(e & 0xFF)
-		xb = uint(e >> 8 & 0xF)
-		if n > bl {
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			return d.eofErr()
-		}
-		if e&kindMask == kInvalid {
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			return d.corrupt()
-		}
-		if n+xb > bl {
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			return d.eofErr()
-		}
-		bb >>= n
-		dst := int(e>>16) + int(bb&(1<<xb-1))
-		bb >>= xb
-		bl -= n + xb
 		if dst > outPos {
 			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.corrupt()
 		}
+		// The copy may write up to 7 bytes past the match's end (into
+		// outSlack at worst): bytes not yet decoded.
 		from := outPos - dst
-		if dst >= length {
-			copy(out[outPos:outPos+length], out[from:from+length])
-			outPos += length
-			continue
-		}
-		// Overlapping: the pattern of dst bytes repeats; copy it in
-		// doubling runs.
 		end := outPos + length
-		for outPos < end {
-			outPos += copy(out[outPos:end], out[from:outPos])
+		switch {
+		case dst >= 8:
+			// Each 8 bytes read lie wholly before the 8 written.
+			for outPos < end {
+				binary.LittleEndian.PutUint64(out[outPos:], binary.LittleEndian.Uint64(out[from:]))
+				outPos += 8
+				from += 8
+			}
+		case dst == 1:
+			v := uint64(out[from]) * 0x0101010101010101
+			for outPos < end {
+				binary.LittleEndian.PutUint64(out[outPos:], v)
+				outPos += 8
+			}
+		default:
+			for outPos < end {
+				out[outPos] = out[from]
+				outPos++
+				from++
+			}
 		}
+		outPos = end
 	}
 	d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 	return nil
