@@ -544,11 +544,12 @@ func (d *decoder) copyStored() error {
 }
 
 // huffman decodes symbols of a Huffman block until its end or until the
-// output is nearly full. While 8 bytes of input are left, a symbol starts
-// with a refill to at least 56 bits, enough for a length, its extra bits,
-// a distance and its extra bits (48 at most), and no step checks the bits
-// it has; near the end of the input it takes the careful path, which
-// does.
+// output is nearly full. While 8 bytes of input are left (the fast path),
+// a refill brings the bit buffer to 56 bits or more, enough for a length,
+// its extra bits, a distance and its extra bits (48 at most), so no step
+// checks the bits it has, and the next symbol's entry is looked up before
+// the refill that precedes it. Near the end of the input each symbol takes
+// the careful path, which checks.
 func (d *decoder) huffman() error {
 	lit, dist := &d.lit.e, &d.dist.e
 	out := d.out[:outSize+outSlack]
@@ -558,147 +559,185 @@ func (d *decoder) huffman() error {
 	in, inPos, inEnd := d.in, d.inPos, d.inEnd
 	bb, bl := d.bb, d.bl
 	for outPos <= outSize-maxMatch {
-		var length, dst int
 		if inEnd-inPos >= 8 {
-			// Branchless refill: bl becomes 56 to 63.
+			// Branchless refill: bl becomes 56 to 63, and all 64 bits of
+			// bb are input.
 			bb |= binary.LittleEndian.Uint64(in[inPos:]) << (bl & 63)
 			inPos += int((63 - bl) >> 3)
 			bl |= 56
 			e := lit[bb&(1<<litBits-1)]
-			if e&kindMask == kLiteral {
-				// Up to three literals (45 bits) on one refill.
-				bb >>= e & 63
-				bl -= uint(e & 63)
-				out[outPos] = byte(e >> 16)
-				outPos++
-				e = lit[bb&(1<<litBits-1)]
-				if e&kindMask != kLiteral {
-					continue
-				}
-				bb >>= e & 63
-				bl -= uint(e & 63)
-				out[outPos] = byte(e >> 16)
-				outPos++
-				e = lit[bb&(1<<litBits-1)]
-				if e&kindMask != kLiteral {
-					continue
-				}
-				bb >>= e & 63
-				bl -= uint(e & 63)
-				out[outPos] = byte(e >> 16)
-				outPos++
-				continue
-			}
-			if e&kindMask == kLink {
-				e = lit[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
-			}
-			saved := bb
-			bb >>= e & 63
-			bl -= uint(e & 63)
-			if e&kindMask != kLength {
-				switch e & kindMask {
-				case kLiteral:
+			for {
+				// e is the primary entry of the next symbol, looked up
+				// with 11 bits of input or more; bb holds 56 bits or more.
+				if e&kindMask == kLiteral {
+					// Up to three literals of the primary table (33 bits)
+					// on one refill, and the lookup of the next.
+					bb >>= e & 63
+					bl -= uint(e & 63)
 					out[outPos] = byte(e >> 16)
 					outPos++
-					continue
-				case kEnd:
-					d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-					d.inBlock = false
-					return nil
+					e = lit[bb&(1<<litBits-1)]
+					if e&kindMask == kLiteral {
+						bb >>= e & 63
+						bl -= uint(e & 63)
+						out[outPos] = byte(e >> 16)
+						outPos++
+						e = lit[bb&(1<<litBits-1)]
+						if e&kindMask == kLiteral {
+							bb >>= e & 63
+							bl -= uint(e & 63)
+							out[outPos] = byte(e >> 16)
+							outPos++
+							e = lit[bb&(1<<litBits-1)]
+						}
+					}
+				} else {
+					if e&kindMask == kLink {
+						e = lit[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
+					}
+					saved := bb
+					bb >>= e & 63
+					bl -= uint(e & 63)
+					if e&kindMask != kLength {
+						switch e & kindMask {
+						case kLiteral: // a long code, from a subtable
+							out[outPos] = byte(e >> 16)
+							outPos++
+							e = lit[bb&(1<<litBits-1)]
+						case kEnd:
+							d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+							d.inBlock = false
+							return nil
+						default:
+							d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+							return d.corrupt()
+						}
+					} else {
+						length := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+						e = dist[bb&(1<<distBits-1)]
+						if e&kindMask == kLink {
+							e = dist[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
+						}
+						if e&kindMask != kLength {
+							d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+							return d.corrupt()
+						}
+						saved = bb
+						bb >>= e & 63
+						bl -= uint(e & 63)
+						dst := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+						if dst > outPos {
+							d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+							return d.corrupt()
+						}
+						// Refill now (as few as 8 bits may be left) and
+						// look the next symbol up while the match is copied.
+						if inEnd-inPos < 8 {
+							outPos = copyMatch(out, outPos, dst, length)
+							break
+						}
+						bb |= binary.LittleEndian.Uint64(in[inPos:]) << (bl & 63)
+						inPos += int((63 - bl) >> 3)
+						bl |= 56
+						e = lit[bb&(1<<litBits-1)]
+						outPos = copyMatch(out, outPos, dst, length)
+						if outPos > outSize-maxMatch {
+							break
+						}
+						continue
+					}
 				}
-				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-				return d.corrupt()
+				if outPos > outSize-maxMatch || inEnd-inPos < 8 {
+					break
+				}
+				bb |= binary.LittleEndian.Uint64(in[inPos:]) << (bl & 63)
+				inPos += int((63 - bl) >> 3)
+				bl |= 56
 			}
-			length = int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
-			e = dist[bb&(1<<distBits-1)]
-			if e&kindMask == kLink {
-				e = dist[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
-			}
-			if e&kindMask != kLength {
-				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-				return d.corrupt()
-			}
-			saved = bb
-			bb >>= e & 63
-			bl -= uint(e & 63)
-			dst = int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
-		} else {
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			d.refill()
-			in, inPos, inEnd, bb, bl = d.in, d.inPos, d.inEnd, d.bb, d.bl
-			e := lit[bb&(1<<litBits-1)]
-			if e&kindMask == kLink {
-				e = lit[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
-			}
-			if uint(e&63) > bl {
-				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-				return d.eofErr()
-			}
-			saved := bb
-			bb >>= e & 63
-			bl -= uint(e & 63)
-			switch e & kindMask {
-			case kLiteral:
-				out[outPos] = byte(e >> 16)
-				outPos++
-				continue
-			case kEnd:
-				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-				d.inBlock = false
-				return nil
-			case kInvalid:
-				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-				return d.corrupt()
-			}
-			length = int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
-			e = dist[bb&(1<<distBits-1)]
-			if e&kindMask == kLink {
-				e = dist[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
-			}
-			if e&kindMask == kInvalid {
-				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-				return d.corrupt()
-			}
-			if uint(e&63) > bl {
-				d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-				return d.eofErr()
-			}
-			saved = bb
-			bb >>= e & 63
-			bl -= uint(e & 63)
-			dst = int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+			continue
 		}
+		// The careful path: one symbol.
+		d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+		d.refill()
+		in, inPos, inEnd, bb, bl = d.in, d.inPos, d.inEnd, d.bb, d.bl
+		e := lit[bb&(1<<litBits-1)]
+		if e&kindMask == kLink {
+			e = lit[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
+		}
+		if uint(e&63) > bl {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.eofErr()
+		}
+		saved := bb
+		bb >>= e & 63
+		bl -= uint(e & 63)
+		switch e & kindMask {
+		case kLiteral:
+			out[outPos] = byte(e >> 16)
+			outPos++
+			continue
+		case kEnd:
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			d.inBlock = false
+			return nil
+		case kInvalid:
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.corrupt()
+		}
+		length := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+		e = dist[bb&(1<<distBits-1)]
+		if e&kindMask == kLink {
+			e = dist[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
+		}
+		if e&kindMask == kInvalid {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.corrupt()
+		}
+		if uint(e&63) > bl {
+			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+			return d.eofErr()
+		}
+		saved = bb
+		bb >>= e & 63
+		bl -= uint(e & 63)
+		dst := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
 		if dst > outPos {
 			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.corrupt()
 		}
-		// The copy may write up to 7 bytes past the match's end (into
-		// outSlack at worst): bytes not yet decoded.
-		from := outPos - dst
-		end := outPos + length
-		switch {
-		case dst >= 8:
-			// Each 8 bytes read lie wholly before the 8 written.
-			for outPos < end {
-				binary.LittleEndian.PutUint64(out[outPos:], binary.LittleEndian.Uint64(out[from:]))
-				outPos += 8
-				from += 8
-			}
-		case dst == 1:
-			v := uint64(out[from]) * 0x0101010101010101
-			for outPos < end {
-				binary.LittleEndian.PutUint64(out[outPos:], v)
-				outPos += 8
-			}
-		default:
-			for outPos < end {
-				out[outPos] = out[from]
-				outPos++
-				from++
-			}
-		}
-		outPos = end
+		outPos = copyMatch(out, outPos, dst, length)
 	}
 	d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 	return nil
+}
+
+// copyMatch copies length bytes from dst back to outPos in out and
+// returns the new end of output. outPos+length <= outSize; it may write up
+// to 16 bytes past the match's end (into outSlack at worst), bytes not yet
+// decoded.
+func copyMatch(out []byte, outPos, dst, length int) int {
+	from := outPos - dst
+	end := outPos + length
+	switch {
+	case dst >= 8:
+		// Each 8 bytes read lie wholly before the 8 written.
+		for outPos < end {
+			binary.LittleEndian.PutUint64(out[outPos:], binary.LittleEndian.Uint64(out[from:]))
+			outPos += 8
+			from += 8
+		}
+	case dst == 1:
+		v := uint64(out[from]) * 0x0101010101010101
+		for outPos < end {
+			binary.LittleEndian.PutUint64(out[outPos:], v)
+			outPos += 8
+		}
+	default:
+		for outPos < end {
+			out[outPos] = out[from]
+			outPos++
+			from++
+		}
+	}
+	return end
 }
