@@ -126,22 +126,31 @@ func build(e []uint32, lengths []uint8, bitsN uint, entries []uint32) bool {
 	if uint(maxLen) > bitsN {
 		subBits = uint(maxLen) - bitsN
 	}
-	used, prefix, start := size, -1, 0
 	e = e[:cap(e)]
 	code, i := 0, 0
-	for n := 1; n <= maxLen; n++ {
+	for n := 1; n <= int(bitsN); n++ {
+		for range count[n] {
+			sym := sorted[i]
+			i++
+			r := bits.Reverse16(uint16(code)) >> (16 - n)
+			code++
+			e[r] = entries[sym] + uint32(n) + uint32(n)<<8
+		}
+		code <<= 1
+		// The first 1<<n entries now hold every code of n bits or fewer:
+		// double them, as codes of n bits fill every 1<<n-th entry.
+		if n < int(bitsN) {
+			copy(e[1<<n:2<<n], e[:1<<n])
+		}
+	}
+	used, prefix, start := size, -1, 0
+	for n := int(bitsN) + 1; n <= maxLen; n++ {
 		for range count[n] {
 			sym := sorted[i]
 			i++
 			r := int(bits.Reverse16(uint16(code)) >> (16 - n))
 			code++
 			v := entries[sym] + uint32(n) + uint32(n)<<8
-			if n <= int(bitsN) {
-				for off := r; off < size; off += 1 << n {
-					e[off] = v
-				}
-				continue
-			}
 			if low := r & (size - 1); low != prefix {
 				prefix, start = low, used
 				e[low] = uint32(used)<<16 | kLink | uint32(subBits)<<8 | uint32(bitsN)
