@@ -721,19 +721,20 @@ func (d *decoder) huffman() error {
 }
 
 // copyMatch copies length bytes from dst back to outPos in out and
-// returns the new end of output. outPos+length <= outSize; it may write up
-// to 16 bytes past the match's end (into outSlack at worst), bytes not yet
+// returns the new end of output. outPos <= outSize-maxMatch; it may write up
+// to 15 bytes past the match's end (into outSlack at worst), bytes not yet
 // decoded.
 func copyMatch(out []byte, outPos, dst, length int) int {
 	from := outPos - dst
 	end := outPos + length
 	switch {
 	case dst >= 8:
-		// Each 8 bytes read lie wholly before the 8 written.
-		for outPos < end {
+		// Each 8 bytes read lie wholly before the 8 written. Most matches
+		// are short: 16 bytes at once, then 8 at a time.
+		binary.LittleEndian.PutUint64(out[outPos:], binary.LittleEndian.Uint64(out[from:]))
+		binary.LittleEndian.PutUint64(out[outPos+8:], binary.LittleEndian.Uint64(out[from+8:]))
+		for outPos, from = outPos+16, from+16; outPos < end; outPos, from = outPos+8, from+8 {
 			binary.LittleEndian.PutUint64(out[outPos:], binary.LittleEndian.Uint64(out[from:]))
-			outPos += 8
-			from += 8
 		}
 	case dst == 1:
 		v := uint64(out[from]) * 0x0101010101010101
