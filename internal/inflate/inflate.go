@@ -470,13 +470,19 @@ func (d *decoder) readTables() error {
 	if nlit > 286 || ndist > 30 {
 		return d.corrupt()
 	}
+	// The bits are taken from the buffer directly, refilled (to 56 bits,
+	// or what is left) only when a step might lack them.
 	var cl [19]uint8
 	for i := range nclen {
-		v, err := d.bits(3)
-		if err != nil {
-			return err
+		if d.bl < 3 {
+			d.refill()
+			if d.bl < 3 {
+				return d.eofErr()
+			}
 		}
-		cl[codeOrder[i]] = uint8(v)
+		cl[codeOrder[i]] = uint8(d.bb & 7)
+		d.bb >>= 3
+		d.bl -= 3
 	}
 	var clt [1 << 7]uint32
 	if !build(clt[:], cl[:], 7, clEntries[:]) {
@@ -484,7 +490,9 @@ func (d *decoder) readTables() error {
 	}
 	lens := d.lens[:nlit+ndist]
 	for i := 0; i < len(lens); {
-		_ = d.need(7) // fewer bits left may still hold a short code
+		if d.bl < 14 { // a code and its extra bits
+			d.refill() // fewer bits left may still hold a short code
+		}
 		e := clt[d.bb&(1<<7-1)]
 		n := uint(e & 0xFF)
 		if e&kindMask == kInvalid {
@@ -501,7 +509,7 @@ func (d *decoder) readTables() error {
 			i++
 			continue
 		}
-		var rep, nb uint32
+		var rep, nb uint
 		var v uint8
 		switch x {
 		case 16:
@@ -514,11 +522,12 @@ func (d *decoder) readTables() error {
 		default:
 			rep, nb = 11, 7
 		}
-		b, err := d.bits(uint(nb))
-		if err != nil {
-			return err
+		if nb > d.bl {
+			return d.eofErr()
 		}
-		rep += b
+		rep += uint(d.bb & (1<<nb - 1))
+		d.bb >>= nb
+		d.bl -= nb
 		if i+int(rep) > len(lens) {
 			return d.corrupt()
 		}
