@@ -1,13 +1,16 @@
 // Package inflate decompresses DEFLATE streams (RFC 1951), the zip
 // entries of wheels, faster than compress/flate: the bit buffer is 64 bits
-// wide and refilled eight bytes at a time, each lookup in a table of 2048
-// entries decodes a whole literal or length with its extra bits' count,
-// and a match that does not overlap itself is one copy. Its output is
-// byte for byte compress/flate's, and it accepts and rejects the same
-// streams (a differential fuzz target holds it to that): the same checks
-// on Huffman codes (complete, or a single code of one bit; empty trees
-// fail when used), on block types, symbols, distances and stored-block
-// lengths.
+// wide and refilled eight bytes at a time without branches; while enough
+// input is left, symbols are decoded with no check of the bits at hand
+// (up to three literals per refill); each lookup in a table of 2048
+// entries yields a whole literal, or a length or distance with its extra
+// bits, consumed by one shift; matches are copied 8 bytes at a time (a
+// distance of one byte is a fill) into an output buffer with room to
+// overrun; tables are filled by doubling. Its output is byte for byte
+// compress/flate's, and it accepts and rejects the same streams (a
+// differential fuzz target holds it to that): the same checks on Huffman
+// codes (complete, or a single code of one bit; empty trees fail when
+// used), on block types, symbols, distances and stored-block lengths.
 package inflate
 
 import (
