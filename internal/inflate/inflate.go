@@ -1,19 +1,23 @@
 // Package inflate decompresses DEFLATE streams (RFC 1951), the zip
 // entries of wheels, faster than compress/flate: the bit buffer is 64 bits
-// wide and refilled eight bytes at a time, each lookup in a table of 2048
-// entries decodes a whole literal or length with its extra bits' count,
-// and a match that does not overlap itself is one copy. Its output is
-// byte for byte compress/flate's, and it accepts and rejects the same
-// streams (a differential fuzz target holds it to that): the same checks
-// on Huffman codes (complete, or a single code of one bit; empty trees
-// fail when used), on block types, symbols, distances and stored-block
-// lengths.
+// wide and refilled eight bytes at a time without branches; while enough
+// input is left, symbols are decoded with no check of the bits at hand
+// (up to three literals per refill); each lookup in a table of 2048
+// entries yields a whole literal, or a length or distance with its extra
+// bits, consumed by one shift; matches are copied 8 bytes at a time (a
+// distance of one byte is a fill) into an output buffer with room to
+// overrun; tables are filled by doubling. Its output is byte for byte
+// compress/flate's, and it accepts and rejects the same streams (a
+// differential fuzz target holds it to that): the same checks on Huffman
+// codes (complete, or a single code of one bit; empty trees fail when
+// used), on block types, symbols, distances and stored-block lengths.
 package inflate
 
 import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 	"strconv"
 	"sync"
 )
@@ -29,6 +33,7 @@ const (
 	window   = 1 << 15           // history a match may reach back into
 	outChunk = 256 << 10         // output decoded between flushes
 	outSize  = window + outChunk // the output buffer: history, then new data
+	outSlack = 16                // past outSize: room for a match's wide copy to overrun
 	maxMatch = 258
 	inSize   = 64 << 10
 	inKeep   = 8 // bytes kept before the read position when input is compacted
@@ -37,10 +42,11 @@ const (
 	distBits = 8  // primary table bits, distance code
 )
 
-// Table entries: bits 0-7 the code's length (total, for a subtable
-// entry; the primary bits for a link to a subtable), 8-11 extra bits
-// (a link: the subtable's bits), 12-15 the kind, 16-31 the value (a
-// literal, a base length or distance, a subtable's start).
+// Table entries: bits 0-7 the bits a symbol takes, its code and then its
+// extra bits (a link to a subtable: the primary bits), 8-11 the code's
+// length, where its extra bits start (a link: the subtable's bits), 12-15
+// the kind, 16-31 the value (a literal, a base length or distance, a
+// subtable's start). One load and one shift consume a symbol.
 const (
 	kLiteral = iota << 12
 	kLength
@@ -60,113 +66,137 @@ var (
 	codeOrder   = [19]int{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 )
 
-// table is a Huffman decoding table: a primary table, then subtables.
+// table is a Huffman decoding table: a primary table of 1<<bits entries,
+// then its subtables. Its fixed size (a code of 286 symbols has at most 286
+// subtables of 1<<(15-litBits) entries; of 30 symbols, 30 of 1<<(15-distBits))
+// lets a masked index need no bounds check.
 type table struct {
-	e    []uint32
-	bits uint // primary bits
+	e [tableSize]uint32
 }
 
-// build fills t for code lengths lengths (symbol i has length lengths[i],
-// 0 for none) with entry(symbol) as each symbol's entry less its length.
-// It refuses, as compress/flate does, a code that is neither complete nor
-// a single one-bit code; an empty code is accepted and fails when used.
-func (t *table) build(lengths []uint8, bits uint, entry func(sym int) uint32) bool {
+const (
+	tableSize = 1 << 13
+	tableMask = tableSize - 1
+)
+
+// build fills e for code lengths lengths (symbol i has length lengths[i],
+// 0 for none) with entries[sym] plus the code's length as each symbol's
+// entry. It refuses, as compress/flate does, a code that is neither
+// complete nor a single one-bit code; an empty code is accepted and fails
+// when used.
+func build(e []uint32, lengths []uint8, bitsN uint, entries []uint32) bool {
 	var count [16]int
 	maxLen := 0
 	for _, n := range lengths {
-		if n != 0 {
-			count[n]++
-			maxLen = max(maxLen, int(n))
-		}
+		count[n&15]++
+		maxLen = max(maxLen, int(n))
 	}
-	t.bits = bits
-	size := 1 << bits
-	if cap(t.e) < size {
-		t.e = make([]uint32, size, size+size*16)
-	}
-	t.e = t.e[:size]
-	for i := range t.e {
-		t.e[i] = invalidEntry
-	}
+	count[0] = 0
+	size := 1 << bitsN
+	e = e[:size]
 	if maxLen == 0 {
+		for i := range e {
+			e[i] = invalidEntry
+		}
 		return true
 	}
-	var next [17]int
 	code := 0
+	var offs [17]int // where each length's symbols start in canonical order
 	for i := 1; i <= maxLen; i++ {
-		code <<= 1
-		next[i] = code
-		code += count[i]
+		code = code<<1 + count[i]
+		offs[i+1] = offs[i] + count[i]
 	}
-	if code != 1<<maxLen && !(code == 1 && maxLen == 1) {
-		return false
+	if code != 1<<maxLen {
+		if !(code == 1 && maxLen == 1) {
+			return false
+		}
+		// A single one-bit code leaves half of the table empty.
+		for i := range e {
+			e[i] = invalidEntry
+		}
 	}
-	subBits := uint(0)
-	if uint(maxLen) > bits {
-		subBits = uint(maxLen) - bits
-	}
+	var sorted [288]uint16
 	for sym, n := range lengths {
-		if n == 0 {
-			continue
+		if n != 0 {
+			sorted[offs[n]] = uint16(sym)
+			offs[n]++
 		}
-		c := next[n]
-		next[n]++
-		r := int(reverse(uint16(c), uint(n)))
-		e := entry(sym) | uint32(n)
-		if uint(n) <= bits {
-			for off := r; off < size; off += 1 << n {
-				t.e[off] = e
+	}
+	// A complete code covers every entry of the primary table and of each
+	// subtable, so nothing needs clearing first. In canonical order the
+	// codes sharing a subtable (their first bits bits) are consecutive.
+	subBits := uint(0)
+	if uint(maxLen) > bitsN {
+		subBits = uint(maxLen) - bitsN
+	}
+	e = e[:cap(e)]
+	code, i := 0, 0
+	for n := 1; n <= int(bitsN); n++ {
+		for range count[n] {
+			sym := sorted[i]
+			i++
+			r := bits.Reverse16(uint16(code)) >> (16 - n)
+			code++
+			e[r] = entries[sym] + uint32(n) + uint32(n)<<8
+		}
+		code <<= 1
+		// The first 1<<n entries now hold every code of n bits or fewer:
+		// double them, as codes of n bits fill every 1<<n-th entry.
+		if n < int(bitsN) {
+			copy(e[1<<n:2<<n], e[:1<<n])
+		}
+	}
+	used, prefix, start := size, -1, 0
+	for n := int(bitsN) + 1; n <= maxLen; n++ {
+		for range count[n] {
+			sym := sorted[i]
+			i++
+			r := int(bits.Reverse16(uint16(code)) >> (16 - n))
+			code++
+			v := entries[sym] + uint32(n) + uint32(n)<<8
+			if low := r & (size - 1); low != prefix {
+				prefix, start = low, used
+				e[low] = uint32(used)<<16 | kLink | uint32(subBits)<<8 | uint32(bitsN)
+				used += 1 << subBits
 			}
-			continue
-		}
-		low := r & (size - 1)
-		link := t.e[low]
-		if link&kindMask != kLink {
-			start := len(t.e)
-			t.e = append(t.e, make([]uint32, 1<<subBits)...)
-			for i := start; i < len(t.e); i++ {
-				t.e[i] = invalidEntry
+			for off := r >> bitsN; off < 1<<subBits; off += 1 << (uint(n) - bitsN) {
+				e[start+off] = v
 			}
-			link = uint32(start)<<16 | kLink | uint32(subBits)<<8 | uint32(bits)
-			t.e[low] = link
 		}
-		start := int(link >> 16)
-		for off := r >> bits; off < 1<<subBits; off += 1 << (uint(n) - bits) {
-			t.e[start+off] = e
-		}
+		code <<= 1
 	}
 	return true
 }
 
-func reverse(c uint16, n uint) uint16 {
-	var r uint16
-	for range n {
-		r = r<<1 | c&1
-		c >>= 1
-	}
-	return r
-}
+var (
+	litEntries  [288]uint32
+	distEntries [32]uint32
+	clEntries   [19]uint32
+)
 
-func litEntry(sym int) uint32 {
-	switch {
-	case sym < 256:
-		return kLiteral | uint32(sym)<<16
-	case sym == 256:
-		return kEnd
-	case sym < 286:
-		return kLength | lengthBase[sym-257]<<16 | lengthExtra[sym-257]<<8
+func init() {
+	for sym := range litEntries {
+		switch {
+		case sym < 256:
+			litEntries[sym] = kLiteral | uint32(sym)<<16
+		case sym == 256:
+			litEntries[sym] = kEnd
+		case sym < 286:
+			litEntries[sym] = kLength | lengthBase[sym-257]<<16 | lengthExtra[sym-257]
+		default:
+			litEntries[sym] = kInvalid // 286 and 287: corrupt when used
+		}
 	}
-	return kInvalid // 286 and 287: corrupt when used
-}
-
-func distEntry(sym int) uint32 {
-	if sym < 30 {
-		return kLength | distBase[sym]<<16 | distExtra[sym]<<8
+	for sym := range distEntries {
+		distEntries[sym] = kInvalid
+		if sym < 30 {
+			distEntries[sym] = kLength | distBase[sym]<<16 | distExtra[sym]
+		}
 	}
-	return kInvalid
+	for sym := range clEntries {
+		clEntries[sym] = kLiteral | uint32(sym)<<16
+	}
 }
-
-func codeLenEntry(sym int) uint32 { return kLiteral | uint32(sym)<<16 }
 
 var fixed = sync.OnceValue(func() *[2]table {
 	var t [2]table
@@ -183,12 +213,12 @@ var fixed = sync.OnceValue(func() *[2]table {
 			l[i] = 8
 		}
 	}
-	t[0].build(l[:], litBits, litEntry)
+	build(t[0].e[:], l[:], litBits, litEntries[:])
 	var d [32]uint8
 	for i := range d {
 		d[i] = 5
 	}
-	t[1].build(d[:], distBits, distEntry)
+	build(t[1].e[:], d[:], distBits, distEntries[:])
 	return &t
 })
 
@@ -214,13 +244,13 @@ type decoder struct {
 	final     bool
 	stored    int // bytes left in a stored block; -1 in a Huffman block
 	lit, dist *table
-	dyn       [2]table
+	dyn       *[2]table
 	lens      [286 + 30]uint8
 	err       error // io.EOF once the final block is out
 }
 
 var pool = sync.Pool{New: func() any {
-	return &decoder{in: make([]byte, inSize), out: make([]byte, outSize)}
+	return &decoder{in: make([]byte, inSize), out: make([]byte, outSize+outSlack), dyn: new([2]table)}
 }}
 
 // reader hands a pooled decoder back on Close.
@@ -443,24 +473,30 @@ func (d *decoder) readTables() error {
 	if nlit > 286 || ndist > 30 {
 		return d.corrupt()
 	}
+	// The bits are taken from the buffer directly, refilled (to 56 bits,
+	// or what is left) only when a step might lack them.
 	var cl [19]uint8
 	for i := range nclen {
-		v, err := d.bits(3)
-		if err != nil {
-			return err
+		if d.bl < 3 {
+			d.refill()
+			if d.bl < 3 {
+				return d.eofErr()
+			}
 		}
-		cl[codeOrder[i]] = uint8(v)
+		cl[codeOrder[i]] = uint8(d.bb & 7)
+		d.bb >>= 3
+		d.bl -= 3
 	}
-	var clt table
-	var clBuf [1 << 7]uint32
-	clt.e = clBuf[:0]
-	if !clt.build(cl[:], 7, codeLenEntry) {
+	var clt [1 << 7]uint32
+	if !build(clt[:], cl[:], 7, clEntries[:]) {
 		return d.corrupt()
 	}
 	lens := d.lens[:nlit+ndist]
 	for i := 0; i < len(lens); {
-		_ = d.need(7) // fewer bits left may still hold a short code
-		e := clt.e[d.bb&(1<<7-1)]
+		if d.bl < 14 { // a code and its extra bits
+			d.refill() // fewer bits left may still hold a short code
+		}
+		e := clt[d.bb&(1<<7-1)]
 		n := uint(e & 0xFF)
 		if e&kindMask == kInvalid {
 			return d.corrupt()
@@ -476,7 +512,7 @@ func (d *decoder) readTables() error {
 			i++
 			continue
 		}
-		var rep, nb uint32
+		var rep, nb uint
 		var v uint8
 		switch x {
 		case 16:
@@ -489,11 +525,12 @@ func (d *decoder) readTables() error {
 		default:
 			rep, nb = 11, 7
 		}
-		b, err := d.bits(uint(nb))
-		if err != nil {
-			return err
+		if nb > d.bl {
+			return d.eofErr()
 		}
-		rep += b
+		rep += uint(d.bb & (1<<nb - 1))
+		d.bb >>= nb
+		d.bl -= nb
 		if i+int(rep) > len(lens) {
 			return d.corrupt()
 		}
@@ -502,7 +539,7 @@ func (d *decoder) readTables() error {
 			i++
 		}
 	}
-	if !d.dyn[0].build(lens[:nlit], litBits, litEntry) || !d.dyn[1].build(lens[nlit:], distBits, distEntry) {
+	if !build(d.dyn[0].e[:], lens[:nlit], litBits, litEntries[:]) || !build(d.dyn[1].e[:], lens[nlit:], distBits, distEntries[:]) {
 		return d.corrupt()
 	}
 	return nil
@@ -528,13 +565,15 @@ func (d *decoder) copyStored() error {
 }
 
 // huffman decodes symbols of a Huffman block until its end or until the
-// output is nearly full. Each symbol starts with at least 56 bits in the
-// buffer, or all that is left of the input: enough for a length, its
-// extra bits, a distance and its extra bits (48 at most).
+// output is nearly full. While 8 bytes of input are left (the fast path),
+// a refill brings the bit buffer to 56 bits or more, enough for a length,
+// its extra bits, a distance and its extra bits (48 at most), so no step
+// checks the bits it has, and the next symbol's entry is looked up before
+// the refill that precedes it. Near the end of the input each symbol takes
+// the careful path, which checks.
 func (d *decoder) huffman() error {
-	lit, dist := d.lit.e, d.dist.e
-	litMask, distMask := uint64(1)<<d.lit.bits-1, uint64(1)<<d.dist.bits-1
-	out := d.out[:outSize]
+	lit, dist := &d.lit.e, &d.dist.e
+	out := d.out[:outSize+outSlack]
 	outPos := d.outPos
 	// The decoder's state lives in locals here (registers), put back in d
 	// before anything that reads it there.
@@ -542,44 +581,123 @@ func (d *decoder) huffman() error {
 	bb, bl := d.bb, d.bl
 	for outPos <= outSize-maxMatch {
 		if inEnd-inPos >= 8 {
-			bb |= binary.LittleEndian.Uint64(in[inPos:]) << bl
-			k := (63 - bl) >> 3
-			inPos += int(k)
-			bl += k << 3
-		} else {
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			d.refill()
-			in, inPos, inEnd, bb, bl = d.in, d.inPos, d.inEnd, d.bb, d.bl
+			// Branchless refill: bl becomes 56 to 63, and all 64 bits of
+			// bb are input.
+			bb |= binary.LittleEndian.Uint64(in[inPos:]) << (bl & 63)
+			inPos += int((63 - bl) >> 3)
+			bl |= 56
+			e := lit[bb&(1<<litBits-1)]
+			for {
+				// e is the primary entry of the next symbol, looked up
+				// with 11 bits of input or more; bb holds 56 bits or more.
+				if e&kindMask == kLiteral {
+					// Up to three literals of the primary table (33 bits)
+					// on one refill, and the lookup of the next.
+					bb >>= e & 63
+					bl -= uint(e & 63)
+					out[outPos] = byte(e >> 16)
+					outPos++
+					e = lit[bb&(1<<litBits-1)]
+					if e&kindMask == kLiteral {
+						bb >>= e & 63
+						bl -= uint(e & 63)
+						out[outPos] = byte(e >> 16)
+						outPos++
+						e = lit[bb&(1<<litBits-1)]
+						if e&kindMask == kLiteral {
+							bb >>= e & 63
+							bl -= uint(e & 63)
+							out[outPos] = byte(e >> 16)
+							outPos++
+							e = lit[bb&(1<<litBits-1)]
+						}
+					}
+				} else {
+					if e&kindMask == kLink {
+						e = lit[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
+					}
+					saved := bb
+					bb >>= e & 63
+					bl -= uint(e & 63)
+					if e&kindMask != kLength {
+						switch e & kindMask {
+						case kLiteral: // a long code, from a subtable
+							out[outPos] = byte(e >> 16)
+							outPos++
+							e = lit[bb&(1<<litBits-1)]
+						case kEnd:
+							d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+							d.inBlock = false
+							return nil
+						default:
+							d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+							return d.corrupt()
+						}
+					} else {
+						length := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+						e = dist[bb&(1<<distBits-1)]
+						if e&kindMask == kLink {
+							e = dist[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
+						}
+						if e&kindMask != kLength {
+							d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+							return d.corrupt()
+						}
+						saved = bb
+						bb >>= e & 63
+						bl -= uint(e & 63)
+						dst := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+						if dst > outPos {
+							d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+							return d.corrupt()
+						}
+						// Refill now (as few as 8 bits may be left) and
+						// look the next symbol up while the match is copied.
+						if inEnd-inPos < 8 {
+							outPos = copyMatch(out, outPos, dst, length)
+							break
+						}
+						bb |= binary.LittleEndian.Uint64(in[inPos:]) << (bl & 63)
+						inPos += int((63 - bl) >> 3)
+						bl |= 56
+						e = lit[bb&(1<<litBits-1)]
+						outPos = copyMatch(out, outPos, dst, length)
+						if outPos > outSize-maxMatch {
+							break
+						}
+						continue
+					}
+				}
+				if outPos > outSize-maxMatch || inEnd-inPos < 8 {
+					break
+				}
+				bb |= binary.LittleEndian.Uint64(in[inPos:]) << (bl & 63)
+				inPos += int((63 - bl) >> 3)
+				bl |= 56
+			}
+			continue
 		}
-		e := lit[bb&litMask]
+		// The careful path: one symbol.
+		d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
+		d.refill()
+		in, inPos, inEnd, bb, bl = d.in, d.inPos, d.inEnd, d.bb, d.bl
+		e := lit[bb&(1<<litBits-1)]
 		if e&kindMask == kLink {
-			e = lit[(e>>16)+uint32(bb>>(e&0xFF))&(1<<(e>>8&0xF)-1)]
+			e = lit[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
 		}
-		n := uint(e & 0xFF)
-		if n > bl {
+		if uint(e&63) > bl {
 			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.eofErr()
 		}
+		saved := bb
+		bb >>= e & 63
+		bl -= uint(e & 63)
 		switch e & kindMask {
 		case kLiteral:
-			bb >>= n
-			bl -= n
-			out[outPos] = byte(e >> 16)
-			outPos++
-			// A second literal needs no refill: 56 bits hold two codes.
-			e = lit[bb&litMask]
-			if e&kindMask != kLiteral || uint(e&0xFF) > bl {
-				continue
-			}
-			n = uint(e & 0xFF)
-			bb >>= n
-			bl -= n
 			out[outPos] = byte(e >> 16)
 			outPos++
 			continue
 		case kEnd:
-			bb >>= n
-			bl -= n
 			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			d.inBlock = false
 			return nil
@@ -587,56 +705,61 @@ func (d *decoder) huffman() error {
 			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.corrupt()
 		}
-		bb >>= n
-		bl -= n
-		// A length, then its distance.
-		xb := uint(e >> 8 & 0xF)
-		if xb > bl {
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			return d.eofErr()
-		}
-		length := int(e>>16) + int(bb&(1<<xb-1))
-		bb >>= xb
-		bl -= xb
-		e = dist[bb&distMask]
+		length := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
+		e = dist[bb&(1<<distBits-1)]
 		if e&kindMask == kLink {
-			e = dist[(e>>16)+uint32(bb>>(e&0xFF))&(1<<(e>>8&0xF)-1)]
-		}
-		n = uint(e & 0xFF)
-		xb = uint(e >> 8 & 0xF)
-		if n > bl {
-			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
-			return d.eofErr()
+			e = dist[(e>>16+uint32(bb>>(e&63))&(1<<(e>>8&15)-1))&tableMask]
 		}
 		if e&kindMask == kInvalid {
 			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.corrupt()
 		}
-		if n+xb > bl {
+		if uint(e&63) > bl {
 			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.eofErr()
 		}
-		bb >>= n
-		dst := int(e>>16) + int(bb&(1<<xb-1))
-		bb >>= xb
-		bl -= n + xb
+		saved = bb
+		bb >>= e & 63
+		bl -= uint(e & 63)
+		dst := int(e>>16) + int(saved&(1<<(e&63)-1)>>(e>>8&15))
 		if dst > outPos {
 			d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 			return d.corrupt()
 		}
-		from := outPos - dst
-		if dst >= length {
-			copy(out[outPos:outPos+length], out[from:from+length])
-			outPos += length
-			continue
-		}
-		// Overlapping: the pattern of dst bytes repeats; copy it in
-		// doubling runs.
-		end := outPos + length
-		for outPos < end {
-			outPos += copy(out[outPos:end], out[from:outPos])
-		}
+		outPos = copyMatch(out, outPos, dst, length)
 	}
 	d.outPos, d.inPos, d.bb, d.bl = outPos, inPos, bb, bl
 	return nil
+}
+
+// copyMatch copies length bytes from dst back to outPos in out and
+// returns the new end of output. outPos <= outSize-maxMatch; it may write up
+// to 15 bytes past the match's end (into outSlack at worst), bytes not yet
+// decoded.
+func copyMatch(out []byte, outPos, dst, length int) int {
+	from := outPos - dst
+	end := outPos + length
+	switch {
+	case dst >= 8:
+		// Each 8 bytes read lie wholly before the 8 written. Most matches
+		// are short: 16 bytes at once, then 8 at a time.
+		binary.LittleEndian.PutUint64(out[outPos:], binary.LittleEndian.Uint64(out[from:]))
+		binary.LittleEndian.PutUint64(out[outPos+8:], binary.LittleEndian.Uint64(out[from+8:]))
+		for outPos, from = outPos+16, from+16; outPos < end; outPos, from = outPos+8, from+8 {
+			binary.LittleEndian.PutUint64(out[outPos:], binary.LittleEndian.Uint64(out[from:]))
+		}
+	case dst == 1:
+		v := uint64(out[from]) * 0x0101010101010101
+		for outPos < end {
+			binary.LittleEndian.PutUint64(out[outPos:], v)
+			outPos += 8
+		}
+	default:
+		for outPos < end {
+			out[outPos] = out[from]
+			outPos++
+			from++
+		}
+	}
+	return end
 }

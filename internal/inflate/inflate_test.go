@@ -116,6 +116,11 @@ var edgeCases = []struct {
 	{"a fixed block with distance code 30", fixedBlock(tDist30)},
 	{"a fixed block whose match reaches before the start", fixedBlock(tFarBack)},
 	{"a fixed block with one literal", fixedBlock(tOneLiteral)},
+	// With more than 8 bytes of input after them, these take the fast path.
+	{"a fixed block with literal 286 and more input after it", fixedBlock("1" + "10" + "11000110" + tTail)},
+	{"a fixed block with distance code 30 and more input after it", fixedBlock("1" + "10" + "0000001" + "01111" + tTail)},
+	{"a fixed block whose match reaches before the start, more input after it", fixedBlock("1" + "10" + "00110001" + "0000001" + "00001" + tTail)},
+	{"a fixed block of literals 0 to 8 and matches at distance 9, 8, 7, 2 and 1", fixedBlock("1" + "10" + tNine + tRuns + tTail)},
 	{"a dynamic block with a degenerate one-code distance tree", dynBlock(true, 1)},
 	{"a dynamic block whose distance tree is empty, literals only", dynBlock(false, 1)},
 	{"a dynamic block with an over-subscribed code-length code", overSubscribed()},
@@ -129,6 +134,15 @@ const (
 	tDist30     = "1" + "10" + "0000001" + "01111" + "0000000"              // length 3, distance code 30
 	tFarBack    = "1" + "10" + "00110001" + "0000001" + "00001" + "0000000" // a literal, then length 3 at distance 2
 	tOneLiteral = "1" + "10" + "00110001" + "0000000"
+	// tTail is 12 literals (byte 1) and the end of block.
+	tTail = "0011000100110001001100010011000100110001001100010011000100110001001100010011000100110001" + "00110001" + "0000000"
+	// tNine is the literals 0 to 8.
+	tNine = "00110000" + "00110001" + "00110010" + "00110011" + "00110100" + "00110101" + "00110110" + "00110111" + "00111000"
+	// tRuns: length 3 (code 257) at distance 9 (code 6, extra bits 00),
+	// 10 (264) at 8 and at 7 (code 5, extra bit 1 and 0), 3 at 2 (code 1),
+	// 10 at 1 (code 0): copies reaching the distinct literals, overlapping
+	// themselves.
+	tRuns = "0000001" + "00110" + "00" + "0001000" + "00101" + "1" + "0001000" + "00101" + "0" + "0000001" + "00001" + "0001000" + "00000"
 )
 
 func fixedBlock(bits string) []byte { return pack(bits) }
