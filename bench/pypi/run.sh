@@ -14,7 +14,8 @@
 # it chose, which python3 -m http.server serves on the loopback. uv and pip
 # are installed from PyPI into a venv in WORK. CPU is user+sys of the
 # command and its children, steadier than wall time on a shared machine.
-# -pip 0 leaves pip out (minutes a round on the torch set).
+# -pip 0 leaves pip out (minutes a round on the torch set). Each timed
+# command starts after sync and 2 s of quiet.
 set -euo pipefail
 RUNS=3 SETS=cu13,torch WORK=/tmp/cudaenv-bench-pypi CUDAENV= PIP=1
 while [ $# -gt 0 ]; do
@@ -64,7 +65,11 @@ prepare() {
 
 TIMEV=(/usr/bin/time -f "%e %M %U %S")
 # measure CMD...: "wall_s maxrss_kib cpu_s"
+# Each starts after the page cache's dirty pages (the last command's files,
+# the last round's deletions) are written back: on this VM that writeback
+# costs seconds of system time, charged to whoever writes next.
 measure() {
+  sync; sleep 2
   "${TIMEV[@]}" -o "$WORK/time.out" "$@" > "$WORK/cmd.out" 2>&1 || { cat "$WORK/cmd.out" >&2; return 1; }
   awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$WORK/time.out"
 }

@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"io/fs"
 	"runtime"
 	"slices"
@@ -81,8 +80,11 @@ func extractEntries(ctx context.Context, t *rootfs.Tree, jobs []entryJob, inOrde
 type writeOptions struct {
 	readOnly bool
 	// wrote, if set, hears of each file written whole: its mode as
-	// installed (0644 or 0755), size and sha256.
-	wrote func(rel string, perm fs.FileMode, size int64, sum [sha256.Size]byte)
+	// installed (0644 or 0755), size and sha256 (nil when known says the
+	// sha256 is known already).
+	wrote func(f *zip.File, rel string, perm fs.FileMode, size int64, sum []byte)
+	// known, if set, says which entries need not be hashed as written.
+	known func(f *zip.File) bool
 }
 
 func extractEntry(ctx context.Context, t *rootfs.Tree, j entryJob, buf []byte, o writeOptions) error {

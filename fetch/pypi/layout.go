@@ -208,6 +208,7 @@ func ExtractWheelContext(ctx context.Context, r io.ReaderAt, size int64, dest st
 
 // wheelPlan is a wheel's entries, every one checked before any is written.
 type wheelPlan struct {
+	zr      *zip.Reader
 	jobs    []entryJob
 	written map[string]bool // the names it writes (files and links)
 	links   []string        // its symlinks
@@ -227,7 +228,7 @@ func openWheel(ctx context.Context, r io.ReaderAt, size int64) (*wheelPlan, erro
 	// internal/inflate: compress/flate's output and checks, at about twice
 	// its speed (BenchmarkInflate); inflating is most of an install's CPU.
 	zr.RegisterDecompressor(zip.Deflate, inflate.NewReader)
-	wp := &wheelPlan{written: map[string]bool{}}
+	wp := &wheelPlan{zr: zr, written: map[string]bool{}}
 	for _, f := range zr.File {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -343,7 +344,7 @@ func extractFile(ctx context.Context, t *rootfs.Tree, f *zip.File, rel string, b
 	}
 	var w io.Writer = fileWriter{out}
 	var h hash.Hash
-	if o.wrote != nil {
+	if o.wrote != nil && (o.known == nil || !o.known(f)) {
 		h = sha256.New()
 		w = io.MultiWriter(w, h)
 	}
@@ -356,10 +357,12 @@ func extractFile(ctx context.Context, t *rootfs.Tree, f *zip.File, rel string, b
 	if err := out.Close(); err != nil {
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
-	if h != nil {
-		var sum [sha256.Size]byte
-		h.Sum(sum[:0])
-		o.wrote(rel, perm, n, sum)
+	if o.wrote != nil {
+		var sum []byte
+		if h != nil {
+			sum = h.Sum(nil)
+		}
+		o.wrote(f, rel, perm, n, sum)
 	}
 	return nil
 }

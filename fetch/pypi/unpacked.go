@@ -1,10 +1,13 @@
 package pypi
 
 import (
+	"archive/zip"
 	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -16,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,6 +50,16 @@ import (
 type WheelCache struct {
 	Dir    string            // a fetch.Client's CacheDir
 	Notice func(line string) // hears of an entry refused
+
+	// refused holds the wheels whose entry Reuse refused: unpacked again,
+	// every file is hashed as written rather than believed from RECORD
+	// (should a wheel's RECORD be what is wrong, it is said once).
+	refused *sync.Map
+}
+
+// NewWheelCache is the cache of unpacked wheels in the download cache dir.
+func NewWheelCache(dir string, notice func(string)) WheelCache {
+	return WheelCache{Dir: dir, Notice: notice, refused: &sync.Map{}}
 }
 
 // unpackedFormat is index.json's format; an entry of another is refused.
@@ -108,7 +122,11 @@ func (c WheelCache) Unpack(ctx context.Context, r io.ReaderAt, size int64, sha, 
 	if err := os.MkdirAll(tree, 0o755); err != nil {
 		return extractPlanned(ctx, wp, dest)
 	}
-	idx, err := unpackInto(ctx, wp, tree)
+	hashAll := false
+	if c.refused != nil {
+		_, hashAll = c.refused.Load(sha)
+	}
+	idx, err := unpackInto(ctx, wp, tree, hashAll)
 	if err != nil {
 		// Most likely the cache's disk: the store's may still have room.
 		if ctx.Err() != nil {
@@ -163,6 +181,9 @@ func (c WheelCache) Reuse(ctx context.Context, sha, dest, project, version strin
 		return err == nil, err
 	}
 	c.drop(entry)
+	if c.refused != nil {
+		c.refused.Store(sha, true)
+	}
 	if c.Notice != nil {
 		c.Notice(fmt.Sprintf("the cache's unpacked copy of %s %s was changed since it was made (%s); unpacking the wheel again", project, version, re.why))
 	}
@@ -313,20 +334,35 @@ func validSHA256(s string) bool {
 }
 
 // unpackInto writes the wheel into tree (a new, empty folder) read-only,
-// hashing every file as it is written, and returns its index.
-func unpackInto(ctx context.Context, wp *wheelPlan, tree string) (*unpackedIndex, error) {
+// and returns its index. A file's sha256 is the one the wheel's RECORD
+// gives for it (at its size), else it is hashed as it is written; with
+// hashAll every file is hashed.
+func unpackInto(ctx context.Context, wp *wheelPlan, tree string, hashAll bool) (*unpackedIndex, error) {
 	t, err := rootfs.Open(tree)
 	if err != nil {
 		return nil, err
 	}
 	defer t.Close()
+	var record map[string]recordHash
+	if !hashAll {
+		record = wheelRecord(wp.zr)
+	}
 	var mu sync.Mutex
 	files := map[string]unpackedFile{}
-	opts := writeOptions{readOnly: true, wrote: func(rel string, perm fs.FileMode, size int64, sum [sha256.Size]byte) {
-		mu.Lock()
-		files[rel] = unpackedFile{Path: rel, Exec: perm&0o111 != 0, Size: size, SHA256: hex.EncodeToString(sum[:])}
-		mu.Unlock()
-	}}
+	opts := writeOptions{readOnly: true,
+		known: func(f *zip.File) bool {
+			r, ok := record[f.Name]
+			return ok && r.size == f.UncompressedSize64
+		},
+		wrote: func(f *zip.File, rel string, perm fs.FileMode, size int64, sum []byte) {
+			if sum == nil {
+				known := record[f.Name].sum
+				sum = known[:]
+			}
+			mu.Lock()
+			files[rel] = unpackedFile{Path: rel, Exec: perm&0o111 != 0, Size: size, SHA256: hex.EncodeToString(sum)}
+			mu.Unlock()
+		}}
 	if err := extractEntries(ctx, t, wp.jobs, wp.inOrder, opts); err != nil {
 		return nil, err
 	}
@@ -520,4 +556,66 @@ func extractPlanned(ctx context.Context, wp *wheelPlan, dest string) error {
 		return fmt.Errorf("extract wheel: %w", err)
 	}
 	return finishWheel(t.Root(), wp.written, wp.links)
+}
+
+// recordHash is a file's size and sha256 as a wheel's RECORD gives them.
+type recordHash struct {
+	size uint64
+	sum  [sha256.Size]byte
+}
+
+// maxRecord bounds the RECORD read (the cuDNN wheel's is 4 KiB).
+const maxRecord = 8 << 20
+
+// wheelRecord reads the sha256 and size of each file the wheel's one
+// *.dist-info/RECORD lists (PEP 376: path,sha256=<urlsafe base64>,size).
+// The RECORD is part of the wheel whose sha256 the index gave, so its
+// sums are the wheel's own; a line it cannot read, or a RECORD that is
+// missing, too large or given twice, gives nothing, and those files are
+// hashed as they are written.
+func wheelRecord(zr *zip.Reader) map[string]recordHash {
+	var rec *zip.File
+	for _, f := range zr.File {
+		dir, base := path.Split(f.Name)
+		if base == "RECORD" && strings.Count(dir, "/") == 1 && strings.HasSuffix(dir, ".dist-info/") {
+			if rec != nil {
+				return nil
+			}
+			rec = f
+		}
+	}
+	if rec == nil || rec.UncompressedSize64 > maxRecord {
+		return nil
+	}
+	rc, err := rec.Open()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	r := csv.NewReader(io.LimitReader(rc, maxRecord))
+	r.FieldsPerRecord = 3
+	r.ReuseRecord = true
+	out := map[string]recordHash{}
+	for {
+		row, err := r.Read()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			return nil
+		}
+		b64, ok := strings.CutPrefix(row[1], "sha256=")
+		if !ok {
+			continue
+		}
+		sum, err := base64.RawURLEncoding.DecodeString(b64)
+		size, serr := strconv.ParseUint(row[2], 10, 64)
+		if err != nil || serr != nil || len(sum) != sha256.Size {
+			continue
+		}
+		var h recordHash
+		h.size = size
+		copy(h.sum[:], sum)
+		out[row[0]] = h
+	}
 }

@@ -140,7 +140,7 @@ func (in *Installer) cachedWheel(a *fetch.Artifact, project, version string) {
 		a.Unpack = unpackWheelAs(project, version)
 		return
 	}
-	c := pypi.WheelCache{Dir: in.opts.CacheDir, Notice: in.opts.Notice}
+	c := pypi.NewWheelCache(in.opts.CacheDir, in.opts.Notice)
 	sha := a.SHA256
 	a.Unpack = func(ctx context.Context, f *os.File, size int64, dest string) error {
 		return c.Unpack(ctx, f, size, sha, dest, project, version)

@@ -57,7 +57,7 @@ func run(dest, prof, cache string, wheels []string) error {
 		if err == nil && cache == "" {
 			err = pypi.ExtractWheel(f, fi.Size(), dest)
 		} else if err == nil {
-			err = viaCache(pypi.WheelCache{Dir: cache, Notice: func(l string) { fmt.Fprintln(os.Stderr, l) }}, f, fi.Size(), dest)
+			err = viaCache(pypi.NewWheelCache(cache, func(l string) { fmt.Fprintln(os.Stderr, l) }), f, fi.Size(), dest)
 		}
 		f.Close()
 		if err != nil {

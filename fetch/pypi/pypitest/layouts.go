@@ -1,6 +1,8 @@
 package pypitest
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -266,9 +268,15 @@ func wheelEntries(project, component, version string, cudaMajor int, platTag str
 		file{name: dist + "WHEEL", body: "Wheel-Version: 1.0\nGenerator: pypitest\nRoot-Is-Purelib: true\n" + tags.String()},
 		file{name: dist + "top_level.txt", body: "nvidia\n"},
 	)
+	// As real wheels have it: each file's sha256 and size.
 	var record strings.Builder
 	for _, f := range out {
-		fmt.Fprintf(&record, "%s,,\n", f.name)
+		if f.mode&fs.ModeSymlink != 0 {
+			fmt.Fprintf(&record, "%s,,\n", f.name)
+			continue
+		}
+		sum := sha256.Sum256([]byte(f.body))
+		fmt.Fprintf(&record, "%s,sha256=%s,%d\n", f.name, base64.RawURLEncoding.EncodeToString(sum[:]), len(f.body))
 	}
 	record.WriteString(dist + "RECORD,,\n")
 	out = append(out, file{name: dist + "RECORD", body: record.String()})
