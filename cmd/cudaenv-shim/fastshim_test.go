@@ -6,21 +6,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/cudaenv/cudaenv/internal/dirs"
-	"github.com/cudaenv/cudaenv/internal/version"
-	"github.com/cudaenv/cudaenv/store"
 )
 
 // fastShimBinaries builds cudaenv-shim and the C fast shim into dir (both
@@ -160,12 +157,10 @@ func TestFastShimDoesWhatCudaenvShimDoes(t *testing.T) {
 	// own code writes the receipt), into the store at root.
 	link := func(s *setup, root, v, target string) {
 		s.t.Helper()
-		ver, err := version.Parse(v)
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		if _, err := store.New(dirs.Dirs{Root: root}).LinkWith(target, store.LinkOptions{As: ver}); err != nil {
-			s.t.Fatal(err)
+		cmd := exec.Command(cudaenvBinary(s.t), "link", "--as", v, target)
+		cmd.Env = append(os.Environ(), "CUDAENV_ROOT="+root, "CUDAENV_CONFIG_DIR="+filepath.Join(root, "..", "link-config"), "HOME="+s.home)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			s.t.Fatalf("cudaenv link --as %s %s: %v\n%s", v, target, err, out)
 		}
 	}
 	// linkReceipt is a hand-written receipt.json for a linked 12.7.0, its
@@ -1025,43 +1020,37 @@ func FuzzFastShimLinkReceipt(f *testing.F) {
 	})
 }
 
-// The fields the fast shim takes in a link receipt (link_target) are
-// store.Receipt's, of the JSON types it reads them as: strings, int64
-// counts, the time. A field that changes type or goes away in Go fails
-// here rather than being read differently by C.
-func TestFastShimLinkReceiptFieldsAreReceipts(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(moduleRoot(t), "shims", "fastshim", "fastshim.c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?s)static const char \*const names\[FIELDS\] = \{(.*?)\};`).FindSubmatch(src)
-	if m == nil {
-		t.Fatal("fastshim.c has no link_target field names")
-	}
-	var cNames []string
-	for _, q := range regexp.MustCompile(`"([a-z_]+)"`).FindAllSubmatch(m[1], -1) {
-		cNames = append(cNames, string(q[1]))
-	}
-	goFields := map[string]reflect.Type{}
-	rt := reflect.TypeOf(store.Receipt{})
-	for i := 0; i < rt.NumField(); i++ {
-		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
-		goFields[name] = rt.Field(i).Type
-	}
-	want := map[string]reflect.Kind{"kind": reflect.String, "version": reflect.String, "source": reflect.String, "target": reflect.String,
-		"cuda_major": reflect.Int, "installed_bytes": reflect.Int64, "installed": reflect.Struct}
-	if len(cNames) != len(want) {
-		t.Errorf("fastshim.c reads the link receipt fields %q; this test knows %d", cNames, len(want))
-	}
-	for _, n := range cNames {
-		ty, ok := goFields[n]
-		switch {
-		case !ok:
-			t.Errorf("fastshim.c reads %q, which store.Receipt does not have", n)
-		case want[n] == reflect.Struct && ty != reflect.TypeOf(time.Time{}):
-			t.Errorf("store.Receipt's %q is a %v; fastshim.c reads it as a time", n, ty)
-		case ty.Kind() != want[n]:
-			t.Errorf("store.Receipt's %q is a %v; fastshim.c reads it as a %v", n, ty, want[n])
+// cudaenv is the cudaenv binary the link cases adopt toolkits with, as a
+// user does (this package may not import the store), built once.
+var cudaenv struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func cudaenvBinary(t *testing.T) string {
+	t.Helper()
+	cudaenv.once.Do(func() {
+		if cudaenv.dir, cudaenv.err = os.MkdirTemp("", "cudaenv-shim-test-"); cudaenv.err != nil {
+			return
 		}
+		cudaenv.bin = filepath.Join(cudaenv.dir, "cudaenv")
+		out, err := exec.Command(goTool(t), "build", "-o", cudaenv.bin, "../cudaenv").CombinedOutput()
+		if err != nil {
+			cudaenv.err = fmt.Errorf("go build ../cudaenv: %v\n%s", err, out)
+		}
+	})
+	if cudaenv.err != nil {
+		t.Fatal(cudaenv.err)
 	}
+	return cudaenv.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cudaenv.dir != "" {
+		os.RemoveAll(cudaenv.dir)
+	}
+	os.Exit(code)
 }
