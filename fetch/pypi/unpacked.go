@@ -32,7 +32,8 @@ import (
 // Dir/unpacked/<the wheel's sha256>/ holds tree/, the wheel laid out as
 // ExtractWheel lays it out (without the development links, which depend
 // on the tree it joins), and index.json, which lists every file with its
-// size and sha256 and every symlink with its target. Its files are
+// size and sha256 (from the wheel's RECORD, else hashed as written) and
+// every symlink with its target. Its files are
 // read-only, and installing the same wheel again gives the store hard
 // links to them, not inflated copies: a store file is never writable
 // through the cache or the other way round, short of a chmod by their
