@@ -10,12 +10,8 @@ import (
 )
 
 // manifestsDir holds the repository's copies of the NVIDIA manifests the
-// tests use (see its SOURCES.md); sharedManifests is the fuller collection
-// a checkout may have beside it, read only by an optional extra test.
-const (
-	manifestsDir    = "../testdata/nvidia/manifests"
-	sharedManifests = "../../shared/nvidia/manifests"
-)
+// tests use (see its SOURCES.md).
+const manifestsDir = "../testdata/nvidia/manifests"
 
 // realManifests returns product/file → bytes of every manifest in dir.
 func realManifests(t *testing.T, dir string) map[string][]byte {
@@ -56,13 +52,15 @@ func TestDecodeReadsEveryRealManifest(t *testing.T) {
 	decodeEvery(t, manifestsDir, true)
 }
 
-// The fuller collection beside a checkout, when there is one (a plain
-// clone has none).
-func TestDecodeReadsEveryManifestInShared(t *testing.T) {
-	if _, err := os.Stat(sharedManifests); err != nil {
-		t.Skip("needs NVIDIA's manifests in " + sharedManifests + " (optional; the repository's copies are tested without it)")
+// More of NVIDIA's manifests, when a maintainer points
+// CUDAENV_NVIDIA_MANIFESTS at a folder of them (the research collection,
+// say); the test reads nothing outside the repository otherwise.
+func TestDecodeReadsEveryManifestGiven(t *testing.T) {
+	dir := os.Getenv("CUDAENV_NVIDIA_MANIFESTS")
+	if dir == "" {
+		t.Skip("set CUDAENV_NVIDIA_MANIFESTS to a folder of NVIDIA manifests to decode them too")
 	}
-	decodeEvery(t, sharedManifests, false)
+	decodeEvery(t, dir, false)
 }
 
 func decodeEvery(t *testing.T, dir string, allPinned bool) {
