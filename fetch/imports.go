@@ -118,7 +118,7 @@ func removeIfAbandoned(path string) bool {
 // (holding its lock meanwhile), and returns what do returned.
 func ifAbandoned(path string, do func() bool) bool {
 	st, err := os.Lstat(path)
-	if err != nil || !st.IsDir() || !ownedByMe(st) {
+	if err != nil || !st.IsDir() || !OwnedByMe(st) {
 		return false
 	}
 	f, err := openNoFollow(filepath.Join(path, ownerLock), os.O_RDONLY)

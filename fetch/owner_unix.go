@@ -5,12 +5,17 @@ package fetch
 import (
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
 )
 
-// ownedByMe reports whether this user owns a file (not root: a shared
+// uid is this process's user, asked once: every file an install links
+// from the cache is checked against it.
+var uid = sync.OnceValue(os.Getuid)
+
+// OwnedByMe reports whether this user owns a file (not root: a shared
 // cache's other users' folders are theirs to remove).
-func ownedByMe(st fs.FileInfo) bool {
+func OwnedByMe(st fs.FileInfo) bool {
 	s, ok := st.Sys().(*syscall.Stat_t)
-	return ok && s.Uid == uint32(os.Getuid())
+	return ok && s.Uid == uint32(uid())
 }

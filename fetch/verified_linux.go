@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"io/fs"
-	"os"
 	"syscall"
 )
 
@@ -17,7 +16,7 @@ type fileID struct {
 // only this user can write.
 func idOf(fi fs.FileInfo) (fileID, bool) {
 	s, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || s.Uid != uint32(os.Getuid()) {
+	if !ok || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || !OwnedByMe(fi) {
 		return fileID{}, false
 	}
 	return fileID{uint64(s.Dev), uint64(s.Ino), fi.Size(), int64(s.Ctim.Sec), int64(s.Ctim.Nsec)}, true

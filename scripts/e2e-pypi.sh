@@ -4,7 +4,9 @@
 # no hand-set CUDA variables):
 #
 #   1. install the newest CUDA 13 (minimal profile) from PyPI; nvcc compiles
-#      AND links a vector-add program;
+#      AND links a vector-add program; uninstalled and installed again, it
+#      comes from the cache of unpacked wheels (nvcc a read-only hard link)
+#      and still builds vector-add;
 #   2. a CMake project (project(demo LANGUAGES CXX CUDA),
 #      find_package(CUDAToolkit), an executable linking CUDA::cudart, with a
 #      C++ source that includes a CCCL header) configures and builds with a
@@ -427,6 +429,23 @@ step "(1) nvcc compiles and links vector-add with CUDA $cuda13"
 cudaenv exec 13 -- nvcc --version | tail -2
 (cd "$work" && cudaenv exec 13 -- nvcc vadd.cu -o vadd)
 [[ -x "$work/vadd" ]] || die "nvcc built no program"
+set +e
+out=$(cudaenv exec 13 -- "$work/vadd" 2>&1)
+code=$?
+set -e
+ran vadd "$out" "$code"
+done_step
+
+step "(1b) reinstall CUDA $cuda13 from the cache of unpacked wheels: linked, read-only, still builds"
+cudaenv uninstall "$cuda13"
+cudaenv install "$cuda13" --profile minimal
+nvcc_bin="$CUDAENV_ROOT/cuda/$cuda13/bin/nvcc"
+links=$(stat -c %h "$nvcc_bin") mode=$(stat -c %A "$nvcc_bin")
+echo "bin/nvcc: $links names, $mode"
+[[ "$links" -ge 2 && "$mode" == -r-xr-xr-x ]] || die "the reinstall did not link nvcc read-only from the cache ($links names, $mode)"
+rm -f "$work/vadd"
+(cd "$work" && cudaenv exec 13 -- nvcc vadd.cu -o vadd)
+[[ -x "$work/vadd" ]] || die "nvcc built no program after the reinstall"
 set +e
 out=$(cudaenv exec 13 -- "$work/vadd" 2>&1)
 code=$?

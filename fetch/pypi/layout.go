@@ -199,7 +199,7 @@ func ExtractWheel(r io.ReaderAt, size int64, dest string) error {
 // ExtractWheelContext is ExtractWheel that stops, with ctx's error, soon
 // after ctx is done (between entries and inside a large one).
 func ExtractWheelContext(ctx context.Context, r io.ReaderAt, size int64, dest string) error {
-	wp, err := openWheel(ctx, r, size)
+	wp, err := openWheel(ctx, r, size, nil)
 	if err != nil {
 		return err
 	}
@@ -217,10 +217,17 @@ type wheelPlan struct {
 
 // openWheel reads and checks a wheel's zip directory: every entry name,
 // its type and the total size, before anything is written.
-func openWheel(ctx context.Context, r io.ReaderAt, size int64) (*wheelPlan, error) {
+// check, if set, is run on the zip directory first (the METADATA check of
+// a planned wheel), so the directory is read once.
+func openWheel(ctx context.Context, r io.ReaderAt, size int64, check func(*zip.Reader) error) (*wheelPlan, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("open wheel: %w", err)
+	}
+	if check != nil {
+		if err := check(zr); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkDeclaredSize(zr, size); err != nil {
 		return nil, fmt.Errorf("extract wheel: %w", err)

@@ -91,11 +91,7 @@ func ExtractPlannedWheel(ctx context.Context, r io.ReaderAt, size int64, dest, p
 
 // checkPlannedMetadata refuses a wheel whose METADATA does not say it is
 // project==version.
-func checkPlannedMetadata(r io.ReaderAt, size int64, project, version string) error {
-	zr, err := zip.NewReader(r, size)
-	if err != nil {
-		return fmt.Errorf("open wheel: %w", err)
-	}
+func checkPlannedMetadata(zr *zip.Reader, project, version string) error {
 	name, ver, err := wheelMetadata(zr)
 	if err != nil {
 		return fmt.Errorf("wheel of %s %s: %w", project, version, err)

@@ -163,12 +163,12 @@ func (c WheelCache) Unpack(ctx context.Context, r io.ReaderAt, size int64, sha, 
 // linked into dest by then are regular files that unpacking replaces;
 // symlinks are made only once every file has passed.
 func (c WheelCache) Reuse(ctx context.Context, sha, dest, project, version string) (bool, error) {
-	if c.Dir == "" || !validSHA256(sha) {
+	if c.Dir == "" || !validSHA256(sha) || runtime.GOOS != "linux" {
 		return false, nil
 	}
 	entry := filepath.Join(c.unpackedDir(), sha)
 	fi, err := os.Lstat(entry)
-	if err != nil || !mine(fi) {
+	if err != nil || !fetch.OwnedByMe(fi) {
 		// None, or another user's in a shared cache: not for this user,
 		// and nothing to report each time.
 		return false, nil
@@ -195,7 +195,7 @@ func (c WheelCache) Reuse(ctx context.Context, sha, dest, project, version strin
 // folder first, so no other install finds it half-removed. An entry that
 // is not this user's is left where it is, unused.
 func (c WheelCache) drop(entry string) {
-	if fi, err := os.Lstat(entry); err != nil || !mine(fi) {
+	if fi, err := os.Lstat(entry); err != nil || !fetch.OwnedByMe(fi) {
 		return
 	}
 	work, done, err := fetch.NewWorkDir(c.Dir, fetch.UnpackPrefix)
@@ -224,7 +224,7 @@ func (c WheelCache) usableFor(dest, sha string) bool {
 		return false
 	}
 	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() || !mine(fi) || fi.Mode().Perm()&0o022 != 0 {
+	if err != nil || !fi.IsDir() || !fetch.OwnedByMe(fi) || fi.Mode().Perm()&0o022 != 0 {
 		return false
 	}
 	di, err := os.Stat(dest)
@@ -244,7 +244,7 @@ func (c WheelCache) readEntry(entry, sha, project, version string) (*unpackedInd
 		if err != nil {
 			return nil, refuse("%s: %v", filepath.Base(dir), err)
 		}
-		if !fi.IsDir() || !mine(fi) || fi.Mode().Perm()&0o022 != 0 {
+		if !fi.IsDir() || !fetch.OwnedByMe(fi) || fi.Mode().Perm()&0o022 != 0 {
 			return nil, refuse("%s is not a folder of this user's that only this user can write", filepath.Base(dir))
 		}
 	}
@@ -254,7 +254,7 @@ func (c WheelCache) readEntry(entry, sha, project, version string) (*unpackedInd
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || !mine(fi) || fi.Mode().Perm()&0o222 != 0 || fi.Size() > maxUnpackedIndex {
+	if err != nil || !fi.Mode().IsRegular() || !fetch.OwnedByMe(fi) || fi.Mode().Perm()&0o222 != 0 || fi.Size() > maxUnpackedIndex {
 		return nil, refuse("index.json is not a read-only file of this user's")
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxUnpackedIndex+1))
@@ -477,7 +477,7 @@ func placeFile(ctx context.Context, sr, t *rootfs.Tree, want unpackedFile, verif
 	switch {
 	case err != nil:
 		return refuse("%s: %v", rootfs.Show(want.Path), err)
-	case !fi.Mode().IsRegular() || !mine(fi):
+	case !fi.Mode().IsRegular() || !fetch.OwnedByMe(fi):
 		return refuse("%s is not a file of this user's", rootfs.Show(want.Path))
 	case fi.Mode().Perm()&0o222 != 0:
 		return refuse("%s is writable", rootfs.Show(want.Path))
@@ -540,10 +540,7 @@ func checkSum(ctx context.Context, f *os.File, want unpackedFile, buf []byte) er
 // openPlannedWheel is openWheel for a wheel planned as project==version,
 // checked against its METADATA first (see ExtractPlannedWheel).
 func openPlannedWheel(ctx context.Context, r io.ReaderAt, size int64, project, version string) (*wheelPlan, error) {
-	if err := checkPlannedMetadata(r, size, project, version); err != nil {
-		return nil, err
-	}
-	return openWheel(ctx, r, size)
+	return openWheel(ctx, r, size, func(zr *zip.Reader) error { return checkPlannedMetadata(zr, project, version) })
 }
 
 // extractPlanned is ExtractWheelContext for a wheel already opened.
