@@ -259,7 +259,7 @@ torch_extension() {
 
 	step "(7a) install --for torch==$torch_version --source pypi: the CUDA and cuDNN its wheel pins, with the extensions profile"
 	local log
-	log=$(cudaenv install --for "torch==$torch_version" --source pypi 2>&1 | tee /dev/stderr)
+	log=$(cudaenv install --for "torch==$torch_version" --source pypi 2>&1 | tee -a /dev/stderr)
 	local cuda cudnn
 	cuda=$(sed -n 's/^torch .* wheel pins .* → CUDA \([0-9.]*\)$/\1/p' <<<"$log" | head -1)
 	cudnn=$(sed -n 's/^torch .* wheel pins nvidia-cudnn-cu[0-9]*==\([0-9.]*\).*/\1/p' <<<"$log" | head -1)
