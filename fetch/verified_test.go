@@ -1,9 +1,13 @@
 package fetch
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -68,5 +72,45 @@ func TestACheckedArchiveCountsAsCheckedOnlyUntilItChanges(t *testing.T) {
 	v.remember(sha, stat())
 	if v.unchanged(sha, stat()) {
 		t.Error("a file others can write counts as checked")
+	}
+}
+
+// Unpacking a wheel (a random-access read) trusts the check made on
+// download only while nothing has written to the file since: an archive
+// rewritten after its check is hashed again and refused, never unpacked.
+func TestAnArchiveRewrittenAfterItsCheckIsHashedAgainAndRefused(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("change times are read on Linux only")
+	}
+	for _, rewrite := range []bool{false, true} {
+		parent := t.TempDir()
+		dest := filepath.Join(parent, "tree")
+		os.MkdirAll(dest, 0o755)
+		archive := filepath.Join(parent, "wheel.whl")
+		good := []byte("the wheel as downloaded")
+		os.WriteFile(archive, good, 0o644)
+		sum := sha256.Sum256(good)
+		var v verifiedFiles
+		fi, _ := os.Lstat(archive)
+		v.remember(hex.EncodeToString(sum[:]), fi)
+		if rewrite {
+			time.Sleep(20 * time.Millisecond) // change times tick in milliseconds
+			os.WriteFile(archive, []byte("the wheel, now different"[:len(good)]), 0o644)
+		}
+		unpacked := false
+		a := &Artifact{Component: "cuda_nvcc", RelativePath: "wheel.whl", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(good)),
+			Unpack: func(context.Context, *os.File, int64, string) error { unpacked = true; return nil }}
+		m, err := newMerger(dest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = m.extract(t.Context(), newUnpacker(), archive, a, 0, v.unchanged)
+		m.close()
+		switch {
+		case !rewrite && (err != nil || !unpacked):
+			t.Errorf("untouched: %v, unpacked %v", err, unpacked)
+		case rewrite && (err == nil || !strings.Contains(err.Error(), "changed after it was checked") || unpacked):
+			t.Errorf("rewritten: %v, unpacked %v; want a refusal", err, unpacked)
+		}
 	}
 }

@@ -168,7 +168,7 @@ EOF
 # was linked against, and leaving the project takes every variable back.
 # A function, so that ONLY_PRODUCTS=1 can run it alone.
 products() {
-	step "(7) CUDA 13 with nccl@2.30 and cusparselt@0.8 from PyPI; a program links them through the hook's environment alone"
+	step "(8) CUDA 13 with nccl@2.30 and cusparselt@0.8 from PyPI; a program links them through the hook's environment alone"
 	# cusparseLt.h includes cusparse.h: the toolkit needs libcusparse too.
 	cudaenv install 13 nccl@2.30 cusparselt@0.8 --profile minimal
 	cudaenv install 13 --components libcusparse
