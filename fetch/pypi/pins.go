@@ -185,6 +185,16 @@ func (ix *Index) nameCUDA(ctx context.Context, out *Pins, tk *ToolkitPins, known
 	if !ok {
 		by, ok = tk.Component("cuda_nvcc")
 	}
+	if ok {
+		out.CUDAExact, out.CUDAFrom = by.Exact, by.From
+	}
+	if rel, found := NameToolkit(pins, tk.Major, known); found {
+		out.CUDA, out.Differs = rel.Version, Differences(rel, pins)
+		if !ok {
+			out.CUDAFrom = tk.Components[0].From + " (the release that shipped the pinned builds; no CUDA runtime pin)"
+		}
+		return nil
+	}
 	if !ok {
 		// Only cuDNN or libraries: the CUDA major of their wheels.
 		out.CUDA = strconv.Itoa(tk.Major)
@@ -200,27 +210,32 @@ func (ix *Index) nameCUDA(ctx context.Context, out *Pins, tk *ToolkitPins, known
 		out.CUDAFrom = what + " (its CUDA major; no CUDA runtime pin)"
 		return nil
 	}
-	out.CUDAExact, out.CUDAFrom = by.Exact, by.From
-	if rel, ok := NameToolkit(pins, tk.Major, known); ok {
-		out.CUDA, out.Differs = rel.Version, Differences(rel, pins)
-		return nil
-	}
 	// A runtime no known release has: the name the index's runtime
 	// versions give it (13.5.0 for 13.5.37).
 	if by.ID == "cuda_cudart" {
-		runtimes, err := ix.Versions(ctx, by.Project)
-		if err != nil {
-			return err
-		}
-		for _, o := range Offers(known, runtimes) {
-			if !o.Known && SameVersion(o.Runtime, by.Version) {
-				out.CUDA = o.Name()
-				out.CUDAFrom += " (a CUDA " + o.Name() + " release cudaenv's table does not know)"
-				return nil
-			}
+		if name, ok := ix.UnknownRelease(ctx, by.Project, by.Version, known); ok {
+			out.CUDA = name
+			out.CUDAFrom += " (a CUDA " + name + " release cudaenv's table does not know)"
+			return nil
 		}
 	}
 	return fmt.Errorf("no CUDA release cudaenv knows has %s %s, and the index names none for it", by.Project, by.Version)
+}
+
+// UnknownRelease is the name the index's runtime versions give a runtime
+// build no known release has (Offers): 13.5.0 for 13.5.37, 12.5.1 for
+// 12.5.82 after the table's 12.5.0.
+func (ix *Index) UnknownRelease(ctx context.Context, runtimeProject, runtime string, known []Release) (string, bool) {
+	runtimes, err := ix.Versions(ctx, runtimeProject)
+	if err != nil {
+		return "", false
+	}
+	for _, o := range Offers(known, runtimes) {
+		if !o.Known && SameVersion(o.Runtime, runtime) {
+			return o.Name(), true
+		}
+	}
+	return "", false
 }
 
 func parseDependencies(lines []string) ([]Dependency, error) {

@@ -178,17 +178,29 @@ func Differences(rel Release, pins map[string]string) []Differ {
 // release in known: among the releases whose runtime (cuda_cudart) and
 // nvcc builds are the pinned ones (either, where only one is pinned), the
 // one whose own builds differ from the pins least, the newest of equals.
-// ok is false when no known release has the pinned runtime (nor, with no
-// runtime pinned, the nvcc), or when neither is pinned.
+// With neither pinned (nvidia-cublas-cu12==12.4.5.8 alone), the release
+// that shipped the most of the pinned builds. ok is false when no known
+// release has the pinned runtime (nor, with no runtime pinned, the nvcc),
+// or, with neither pinned, any pinned build.
 func NameToolkit(pins map[string]string, major int, known []Release) (Release, bool) {
 	rt, hasRT := pins["cuda_cudart"]
 	nvcc, hasNvcc := pins["cuda_nvcc"]
-	if !hasRT && !hasNvcc {
-		return Release{}, false
-	}
 	same := func(r Release, id, v string) bool {
 		c, ok := r.Component(id)
 		return ok && SameVersion(c.Version, v)
+	}
+	if !hasRT && !hasNvcc {
+		best, bestSame, found := Release{}, 0, false
+		for _, r := range known {
+			if r.Major() != major {
+				continue
+			}
+			n := len(pins) - len(Differences(r, pins))
+			if n > 0 && (!found || n > bestSame || n == bestSame && compareVersions(r.Version, best.Version) > 0) {
+				best, bestSame, found = r, n, true
+			}
+		}
+		return best, found
 	}
 	pick := func(match func(Release) bool) (Release, bool) {
 		best, bestDiff, found := Release{}, 0, false
