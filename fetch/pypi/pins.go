@@ -338,7 +338,6 @@ func toolkitRelease(v string) string {
 	return v
 }
 
-
 // ProductPin is a library pinned by its nvidia-<library>-cu<major> wheel.
 type ProductPin struct {
 	Library string // nccl

@@ -33,16 +33,16 @@ const (
 // tensorflow, the cuda-toolkit meta-package, ...) with the METADATA given.
 type FrameworkWheel struct {
 	Project, Version string
-	Build            string   // optional build tag: torch-2.10.0-3-...
-	Python           string   // python tag; default cp312
+	Build            string // optional build tag: torch-2.10.0-3-...
+	Python           string // python tag; default cp312
 	// ABI is the abi tag: default the python tag for cp3N, else none
 	// (cp38-abi3: ABI "abi3").
 	ABI            string
-	Platform       string // wheel platform tag; default manylinux_2_28_x86_64
-	RequiresPython string // listed on the page, e.g. ">=3.10"
-	Requires         []string // Requires-Dist lines
-	ProvidesExtra    []string
-	Serve            ServeMode
+	Platform       string   // wheel platform tag; default manylinux_2_28_x86_64
+	RequiresPython string   // listed on the page, e.g. ">=3.10"
+	Requires       []string // Requires-Dist lines
+	ProvidesExtra  []string
+	Serve          ServeMode
 	// Padding adds that many stored (incompressible) bytes, so the wheel
 	// is too big to be read whole.
 	Padding int
