@@ -60,7 +60,7 @@ type Receipt struct {
 	// (a toolkit made to the builds a framework pins: install --for), each
 	// with the release's own version ("" when the release has none).
 	Differs  map[string]string `json:"differs,omitempty"`
-	Licenses      []string `json:"licenses,omitempty"`
+	Licenses []string          `json:"licenses,omitempty"`
 	// InstalledBytes is the size of the entry's files when it was
 	// installed (rootfs.Size), so that list need not walk thousands of
 	// files; 0 in receipts written before it was recorded.
