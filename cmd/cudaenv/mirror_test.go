@@ -218,7 +218,10 @@ func scriptToolkit() []pypitest.Option {
 // the research data in shared/nvidia/compat/torch_pins.tsv.
 func scriptFrameworks() []pypitest.Option {
 	linux := `; platform_system == "Linux"`
+	r1302, _ := pypi.CatalogRelease("13.0.2")
 	return []pypitest.Option{
+		// cuda-toolkit 13.0.2 as NVIDIA's is: an extra per component.
+		pypitest.Frameworks(pypitest.ToolkitWheel(r1302, "13.0.2")),
 		pypitest.Frameworks(
 			pypitest.FrameworkWheel{Project: "torch", Version: "2.15.0", Serve: pypitest.ServeRanges, Padding: 5 << 20, Requires: []string{
 				"filelock", `cuda-toolkit[cublas,cudart,cufft,nvrtc]==13.2.2` + linux, `nvidia-cudnn-cu13==9.26.0.51` + linux, `nvidia-nccl-cu13==2.30.1` + linux}},

@@ -42,6 +42,9 @@ type Offer struct {
 	Release Release
 	Known   bool   // in cudaenv's table (or a manifest or meta-package release the caller passed)
 	Runtime string // the cuda_cudart wheel version that stands for it: 13.0.96
+	// ToolkitNamed: the index's cuda-toolkit meta-package names a release
+	// so too (its pins are read when it is installed).
+	ToolkitNamed bool
 }
 
 // Name is what the release is called: 13.0.2.
@@ -52,6 +55,9 @@ func (o Offer) Name() string { return o.Release.Version }
 func (o Offer) Note() string {
 	if o.Release.FromToolkit {
 		return "not in cudaenv's table: its wheels as the index's " + ToolkitProject + " " + o.Release.Version + " pins them"
+	}
+	if !o.Known && o.ToolkitNamed {
+		return fmt.Sprintf("not in cudaenv's table: the runtime is %s %s, and the index's %s %s names it", runtimeProject(o.Release.Major()), o.Runtime, ToolkitProject, o.Release.Version)
 	}
 	if !o.Known {
 		return fmt.Sprintf("not in cudaenv's table: the runtime is %s %s, the other wheels the newest that fit", runtimeProject(o.Release.Major()), o.Runtime)
@@ -74,7 +80,8 @@ func (o Offer) Note() string {
 func WithToolkitNames(offers []Offer, names []string) []Offer {
 	out := slices.Clone(offers)
 	for _, n := range names {
-		if slices.ContainsFunc(out, func(o Offer) bool { return SameVersion(o.Name(), n) }) {
+		if i := slices.IndexFunc(out, func(o Offer) bool { return SameVersion(o.Name(), n) }); i >= 0 {
+			out[i].ToolkitNamed = !out[i].Known
 			continue
 		}
 		var below *Offer

@@ -92,10 +92,10 @@ func TestFrameworkPinsNameTheCUDAReleaseAndCudnnBuild(t *testing.T) {
 		from, extra         string
 	}{
 		{"torch 2.15 pins cuda-toolkit exactly, a release no table has", "torch==2.15.0", pypi.LinuxX86_64, "13.2.2", "9.26.0.51", true, "nvidia-cuda-runtime==13.2.86.* (cuda-toolkit 13.2.2)", ""},
-		{"torch 2.10 pins each library; its runtime and cuBLAS make it 12.8.1, not 12.8.2", "torch==2.10.0", pypi.LinuxX86_64, "12.8.1", "9.10.2.21", true, "nvidia-cuda-runtime-cu12==12.8.90 (torch 2.10.0)", ""},
-		{"the jax plugin's ranges take the newest release the index has, with its CUDA extra turned on", "jax-cuda13-plugin==0.9.0", pypi.LinuxX86_64, "13.4.2", newestCudnn(13), false, "nvidia-cuda-runtime>=13.0.48 (jax-cuda13-plugin 0.9.0; newest on the index: 13.4.92)", "with-cuda"},
+		{"torch 2.10 pins each library; its runtime and cuBLAS make it 12.8.1, not 12.8.2", "torch==2.10.0", pypi.LinuxX86_64, "12.8.1", "9.10.2.21", true, "nvidia-cuda-runtime-cu12==12.8.90", ""},
+		{"the jax plugin's ranges take the newest release the index has, with its CUDA extra turned on", "jax-cuda13-plugin==0.9.0", pypi.LinuxX86_64, "13.4.2", newestCudnn(13), false, "nvidia-cuda-runtime>=13.0.48 (newest on the index: 13.4.92)", "with-cuda"},
 		{"jax[cuda13] follows its exact pin of the plugin", "jax[cuda13]==0.9.0", pypi.LinuxX86_64, "13.4.2", newestCudnn(13), false, "nvidia-cuda-runtime>=13.0.48 (jax-cuda13-plugin 0.9.0; newest on the index: 13.4.92)", ""},
-		{"tensorflow's ranges below 13 take the newest CUDA 12", "tensorflow[and-cuda]==2.21.0", pypi.LinuxX86_64, "12.9.2", newestCudnn(12), false, "nvidia-cuda-runtime-cu12<13.0,>=12.5.82 (tensorflow 2.21.0; newest on the index: 12.9.79)", ""},
+		{"tensorflow's ranges below 13 take the newest CUDA 12", "tensorflow[and-cuda]==2.21.0", pypi.LinuxX86_64, "12.9.2", newestCudnn(12), false, "nvidia-cuda-runtime-cu12<13.0,>=12.5.82 (newest on the index: 12.9.79)", ""},
 		{"cupy's cuda-toolkit range takes the newest final toolkit, not the pre-release", "cupy-cuda13x[ctk]==14.0.0", pypi.LinuxX86_64, "13.2.2", "", true, "nvidia-cuda-runtime==13.2.86.* (cuda-toolkit 13.2.2)", ""},
 	}
 	for _, tt := range tests {

@@ -75,13 +75,13 @@ func (t *ToolkitPins) Versions() map[string]string {
 // "nvidia-cuda-runtime==13.2.86.* (cuda-toolkit 13.2.2)", and for a range
 // the version it took, "nvidia-cublas>=13.0.0.19 (jax-cuda13-plugin
 // 0.9.0; newest on the index: 13.8.0.4)".
-func whyPicked(p Picked) string {
+func whyPicked(p Picked, quiet ...string) string {
 	var specs, froms []string
 	for _, c := range p.Constraints {
 		if sp := specString(c.Specifiers); sp != "" && !slices.Contains(specs, sp) {
 			specs = append(specs, sp)
 		}
-		if c.From != "--for" && !slices.Contains(froms, c.From) {
+		if c.From != "--for" && !slices.Contains(froms, c.From) && !slices.Contains(quiet, c.From) {
 			froms = append(froms, c.From)
 		}
 	}
@@ -103,6 +103,12 @@ func (r *Resolved) Toolkit() (*ToolkitPins, error) {
 	if tk, ok := r.Project(ToolkitProject); ok {
 		out.Toolkit = toolkitRelease(tk.Version)
 	}
+	// With one requirement, what its own wheel pins needs no name.
+	var quiet []string
+	if len(r.Top) == 1 {
+		quiet = append(quiet, r.Top[0].Project+" "+r.Top[0].Version)
+	}
+	whyPicked := func(p Picked) string { return whyPicked(p, quiet...) }
 	var majorFrom Picked
 	setMajor := func(m int, p Picked) error {
 		if out.Major == 0 {
