@@ -293,13 +293,18 @@ func (r *installReport) Event(ev install.Event) {
 	case install.FrameworkPinned:
 		vias := map[string]string{"metadata": "its .metadata file", "range": "range requests on its zip directory", "wheel": "the whole (small) wheel", "cache": "the cache"}
 		for _, rd := range ev.Reads {
-			sayf(e.stderr, "%s: read the pins of %s (from %s)\n", rd.For, rd.Wheel, vias[rd.Via])
+			if !ev.Direct {
+				sayf(e.stderr, "%s: read the pins of %s (from %s)\n", rd.For, rd.Wheel, vias[rd.Via])
+			}
 		}
 		if ev.Extra != "" {
 			sayf(e.stderr, "%s: its CUDA wheels come with the extra [%s]; reading them with it\n", ev.For, ev.Extra)
 		}
 		pins := "wheel pins"
-		if len(ev.Reads) > 1 {
+		switch {
+		case ev.Direct:
+			pins = "asks for"
+		case len(ev.Reads) > 1:
 			pins = "wheels pin"
 		}
 		sayf(e.stderr, "%s %s %s → CUDA %s\n", ev.For, pins, ev.CUDAFrom, ev.CUDA)

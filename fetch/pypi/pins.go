@@ -215,7 +215,6 @@ func (ix *Index) nameCUDA(ctx context.Context, out *Pins, tk *ToolkitPins, known
 	if by.ID == "cuda_cudart" {
 		if name, ok := ix.UnknownRelease(ctx, by.Project, by.Version, known); ok {
 			out.CUDA = name
-			out.CUDAFrom += " (a CUDA " + name + " release cudaenv's table does not know)"
 			return nil
 		}
 	}

@@ -391,6 +391,16 @@ func (rs *resolver) round(ctx context.Context, prev map[string]string) (map[stri
 			rs.note(fmt.Sprintf("%s: %v; its requirements are not read", p, n.err))
 		}
 		if len(errs) > 0 {
+			// The first conflict is the one to fix; more are counted.
+			var conflicts []error
+			for _, e := range errs {
+				if isConflict(e) {
+					conflicts = append(conflicts, e)
+				}
+			}
+			if len(conflicts) > 1 {
+				return nil, nil, fmt.Errorf("%w (and %d more projects like it)", conflicts[0], len(conflicts)-1)
+			}
 			return nil, nil, termsafe.Join(errs...)
 		}
 		// Metadata of the picked wheels.

@@ -39,6 +39,9 @@ type FrameworkPinned struct {
 	Cudnn, CudnnFrom, CudnnInstall string
 	// Extra is the extra turned on to read the CUDA pins, "" for none.
 	Extra string
+	// Direct: every requirement is an NVIDIA wheel itself
+	// (nvidia-cublas-cu12==12.4.5.8), whose own pins are not the point.
+	Direct bool
 	// NoCompiler: the CUDA release comes from PyPI, whose wheels of its
 	// major carry no nvcc: libraries and headers only.
 	NoCompiler bool
@@ -141,9 +144,11 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 	ev := FrameworkPinned{CUDA: pins.CUDA, CUDAFrom: pins.CUDAFrom, Cudnn: pins.Cudnn, CudnnFrom: pins.CudnnFrom, Extra: pins.Extra,
 		Others: pins.Toolkit.Others, Notes: pins.Notes,
 		NoCompiler: req.Source == "pypi" && req.Profile == "" && len(req.Components) == 0 && !pypi.ProvidesCompiler(cudaSpec.Prefix.Major())}
+	ev.Direct = true
 	for _, top := range res.Top {
 		fors = append(fors, top.Project+" "+top.Version)
 		ev.Reads = append(ev.Reads, WheelRead{For: top.Project + " " + top.Version, Wheel: top.File.Filename, Via: top.Via})
+		ev.Direct = ev.Direct && strings.HasPrefix(top.Project, "nvidia-")
 	}
 	ev.For = strings.Join(fors, " + ")
 	if len(res.Top) == 1 && len(req.For) == 1 {
@@ -151,10 +156,8 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 			ev.TableDisagrees = tableDisagrees(fw, pins)
 		}
 	}
+	// A release the table lacks is said when it is planned (UnlistedRelease).
 	isKnown := slices.ContainsFunc(known, func(r pypi.Release) bool { return r.Version == pins.CUDA })
-	if !isKnown && strings.Count(pins.CUDA, ".") >= 2 {
-		ev.Unlisted = fmt.Sprintf("CUDA %s is not in cudaenv's table: named by its runtime, the nearest release the index lists", pins.CUDA)
-	}
 	if len(pins.Toolkit.Components) > 0 && strings.Count(pins.CUDA, ".") >= 2 {
 		in.forPins = &forPins{release: pins.CUDA, pins: pins.Toolkit.Versions(), known: isKnown}
 		for _, d := range pins.Differs {
