@@ -72,8 +72,8 @@ type pageCall struct {
 // WithPageCache keeps project pages under cacheDir (the download cache):
 // a page is used without asking while the index's Cache-Control max-age
 // allows (at most ten minutes, as pip and uv do), and after that asked for
-// again with its ETag, so an unchanged page costs one small answer.
-// refresh asks every time (still with the ETag).
+// again with its ETag (or Last-Modified), so an unchanged page costs one
+// small answer. refresh asks every time (still with the ETag).
 func WithPageCache(cacheDir string, refresh bool) IndexOption {
 	return func(ix *Index) { ix.cacheDir, ix.refresh = cacheDir, refresh }
 }
@@ -288,6 +288,9 @@ func (ix *Index) fetchPage(ctx context.Context, name, pageURL string, limits fet
 	if cached != nil && cached.ETag != "" {
 		req.Header.Set("If-None-Match", cached.ETag)
 	}
+	if cached != nil && cached.LastModified != "" {
+		req.Header.Set("If-Modified-Since", cached.LastModified)
+	}
 	ix.setHeaders(req)
 	resp, err := limits.Do(ix.client, req)
 	if err != nil {
@@ -323,10 +326,11 @@ func (ix *Index) fetchPage(ctx context.Context, name, pageURL string, limits fet
 	if err != nil {
 		return nil, false, fmt.Errorf("read %s: %w", shown, err)
 	}
-	if etag := resp.Header.Get("ETag"); ix.cacheDir != "" && (etag != "" || maxAge(resp.Header) > 0) {
+	etag, modified := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	if ix.cacheDir != "" && (etag != "" || modified != "" || maxAge(resp.Header) > 0) {
 		u := *finalURL
 		u.User = nil // credentials stay out of the cache; the index's are added back
-		ix.saveCachedPage(name, &cachedPage{URL: u.String(), ContentType: resp.Header.Get("Content-Type"), ETag: etag,
+		ix.saveCachedPage(name, &cachedPage{URL: u.String(), ContentType: resp.Header.Get("Content-Type"), ETag: etag, LastModified: modified,
 			Fetched: time.Now(), MaxAge: maxAge(resp.Header), Body: body})
 	}
 	return &Page{Project: name, URL: fetch.Redact(finalURL.String()), Files: files}, false, nil
@@ -334,12 +338,13 @@ func (ix *Index) fetchPage(ctx context.Context, name, pageURL string, limits fet
 
 // cachedPage is a project page kept on disk, with what revalidates it.
 type cachedPage struct {
-	URL         string        `json:"url"` // the page's final URL, without credentials
-	ContentType string        `json:"content_type"`
-	ETag        string        `json:"etag,omitempty"`
-	Fetched     time.Time     `json:"fetched"`
-	MaxAge      time.Duration `json:"max_age"`
-	Body        []byte        `json:"body"`
+	URL          string        `json:"url"` // the page's final URL, without credentials
+	ContentType  string        `json:"content_type"`
+	ETag         string        `json:"etag,omitempty"`
+	LastModified string        `json:"last_modified,omitempty"`
+	Fetched      time.Time     `json:"fetched"`
+	MaxAge       time.Duration `json:"max_age"`
+	Body         []byte        `json:"body"`
 }
 
 // maxPageAge caps how long a page is used without asking: PyPI says ten
@@ -370,7 +375,7 @@ func (ix *Index) pageCacheName(name string) string {
 	u := *ix.base
 	u.User = nil
 	sum := sha256.Sum256([]byte(u.String()))
-	return path.Join("index", "pypi-"+hex.EncodeToString(sum[:6]), "pages", name+".json")
+	return path.Join("index", "pypi-"+hex.EncodeToString(sum[:6])+"-"+name+".page.json")
 }
 
 // cachedPage is the page kept for a project, nil when none can be

@@ -49,6 +49,7 @@ type config struct {
 	sdists     [][2]string // project, version
 	yanked     map[[2]string]bool
 	requires   map[string][]string
+	cacheable  bool
 }
 
 // HTMLOnly makes the index serve PEP 503 HTML whatever the client accepts.
@@ -83,6 +84,11 @@ func ExtraLibrary(library, version string, cudaMajors ...int) Option {
 		}
 	}
 }
+
+// Cacheable makes the index answer pages as PyPI does for caches: an
+// ETag, Cache-Control max-age=600, and 304 Not Modified to a request with
+// the page's ETag in If-None-Match.
+func Cacheable() Option { return func(c *config) { c.cacheable = true } }
 
 // Yanked marks every file of project==version yanked (PEP 592), as PyPI
 // lists cuDNN 9.25.0.15.
@@ -452,8 +458,9 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 				page.Versions = append(page.Versions, wh.Version)
 			}
 		}
+		body, _ := json.Marshal(page)
 		w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
-		_ = json.NewEncoder(w).Encode(page)
+		ix.writePage(w, r, body)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -477,6 +484,21 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<a href=\"%s\" data-requires-python=\"%s\"%s>%s</a><br />\n", html.EscapeString(href), html.EscapeString(rp), core, html.EscapeString(wh.Filename))
 	}
 	fmt.Fprint(w, "</body></html>\n")
+}
+
+// writePage answers a page body, as Cacheable says.
+func (ix *Index) writePage(w http.ResponseWriter, r *http.Request, body []byte) {
+	if ix.cfg.cacheable {
+		sum := sha256.Sum256(body)
+		etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Cache-Control", "max-age=600, public")
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	_, _ = w.Write(body)
 }
 
 func (ix *Index) serveRoot(w http.ResponseWriter, _ *http.Request) {
