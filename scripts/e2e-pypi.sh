@@ -37,6 +37,13 @@
 #      calling it without a GPU prints the driver error. TORCH_VERSION=X
 #      picks the release; ONLY_EXTENSIONS=1 runs this step alone (the
 #      torch wheel is about 900 MB).
+#   9. resolve as uv does: for torch (newest), torch==2.7.1, jax[cuda13],
+#      vllm and tensorflow[and-cuda]==2.19.1, install --for X --dry-run
+#      --json names, for every NVIDIA wheel uv pip compile picks for X
+#      (uv from PyPI, CPython 3.12, manylinux x86_64) that cudaenv
+#      installs, the very version uv picks; nothing is downloaded but
+#      pages and metadata (ONLY_RESOLVE=1: this step alone; SPECS="a b"
+#      other specs).
 #   8. CUDA 13 minimal with nccl@2.30 and cusparselt@0.8 from PyPI: a C++
 #      program calling ncclGetVersion and cusparseLtInit compiles and links
 #      in a project selecting them with nothing but what the bash hook sets
@@ -61,6 +68,8 @@
 #   ONLY_EXTENSIONS=1 scripts/e2e-pypi.sh # step 7 only
 #   ONLY_PRODUCTS=1 scripts/e2e-pypi.sh   # step 8 only (NCCL, cuSPARSELt)
 #   SKIP_PRODUCTS=1 scripts/e2e-pypi.sh   # without step 8
+#   ONLY_RESOLVE=1 scripts/e2e-pypi.sh    # step 9 only (no wheel downloaded)
+#   SKIP_RESOLVE=1 scripts/e2e-pypi.sh    # without step 9
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -380,6 +389,56 @@ if [[ -n "${ONLY_EXTENSIONS:-}" ]]; then
 	exit 0
 fi
 
+# (9) install --for resolves as uv does: see the top.
+resolve_as_uv() {
+	step "(9) install --for X --dry-run --json picks the NVIDIA wheels uv pip compile picks"
+	local tools="$work/uv-venv"
+	python3 -m venv "$tools"
+	"$tools/bin/pip" install -q uv
+	local uv="$tools/bin/uv" specs=${SPECS:-"torch torch==2.7.1 jax[cuda13] vllm tensorflow[and-cuda]==2.19.1"}
+	local spec n=0
+	for spec in $specs; do
+		n=$((n + 1))
+		local plan="$work/plan-$n.json" uvout="$work/uv-$n.txt"
+		local start=$(date +%s.%N)
+		cudaenv install --for "$spec" --dry-run --json >"$plan" 2>"$work/plan-$n.err" || { cat "$work/plan-$n.err" >&2; die "install --for $spec --dry-run --json failed"; }
+		local took=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+		echo "$spec" | UV_PYTHON_DOWNLOADS=never UV_CACHE_DIR="$work/uv-cache" "$uv" pip compile --quiet --python-version 3.12 \
+			--python-platform x86_64-manylinux_2_40 --no-header --no-annotate - >"$uvout" || die "uv pip compile $spec failed"
+		python3 - "$spec" "$plan" "$uvout" "$took" <<'EOF2' || die "install --for $spec does not pick what uv picks"
+import json, re, sys
+spec, plan, uvout, took = sys.argv[1:]
+ours = {}
+for p in json.load(open(plan))["products"]:
+    for c in p["components"]:
+        if c["project"]:
+            ours[c["project"]] = c["version"]
+theirs = {}
+for line in open(uvout):
+    m = re.match(r"^([A-Za-z0-9._-]+)==([^ ;]+)", line.strip())
+    if m and m.group(1).lower().startswith("nvidia-"):
+        theirs[m.group(1).lower().replace("_", "-")] = m.group(2)
+same = sorted(p for p in theirs if p in ours and ours[p] == theirs[p])
+differ = sorted(p for p in theirs if p in ours and ours[p] != theirs[p])
+left = sorted(p for p in theirs if p not in ours)
+print("%s: %d NVIDIA wheels as uv picks them (%.40s…), in %ss" % (spec, len(same), ", ".join(p + "==" + theirs[p] for p in same), took))
+if left:
+    print("  uv also takes (cudaenv does not install them): " + ", ".join(p + "==" + theirs[p] for p in left))
+for p in differ:
+    print("  DIFFERS: %s: cudaenv %s, uv %s" % (p, ours[p], theirs[p]))
+if differ or not same:
+    sys.exit(1)
+EOF2
+	done
+	done_step
+}
+if [[ -n "${ONLY_RESOLVE:-}" ]]; then
+	resolve_as_uv
+	printf '\n== ok: install --for picks the NVIDIA wheels uv picks\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
 step "list the CUDA releases on ${CUDAENV_PYPI_INDEX:-https://pypi.org/simple/}"
 cudaenv ls-remote cuda 13
 done_step
@@ -570,11 +629,13 @@ fi
 libraries_trap
 [[ -n "${SKIP_TORCH:-}" ]] || torch_extension
 [[ -n "${SKIP_PRODUCTS:-}" ]] || products
+[[ -n "${SKIP_RESOLVE:-}" ]] || resolve_as_uv
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
 printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it'
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; a PyTorch extension including ATen/cuda/CUDAContext.h builds against what install --for installed'
 [[ -n "${SKIP_PRODUCTS:-}" ]] || printf '; NCCL and cuSPARSELt link through the environment cudaenv sets'
+[[ -n "${SKIP_RESOLVE:-}" ]] || printf '; install --for picks the NVIDIA wheels uv picks'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"

@@ -375,8 +375,8 @@ func (rs *resolver) round(ctx context.Context, prev map[string]string) (map[stri
 			if n.err == nil {
 				continue
 			}
-			if rs.isRoot(p) || isConflict(n.err) || ctx.Err() != nil || needed(p) ||
-				!errors.Is(n.err, ErrProjectNotFound) && !errors.Is(n.err, ErrNoFrameworkWheel) {
+			if rs.isRoot(p) || isTwoWayConflict(n.err) || ctx.Err() != nil || needed(p) ||
+				!errors.Is(n.err, ErrProjectNotFound) && !errors.Is(n.err, ErrNoFrameworkWheel) && !isConflict(n.err) {
 				errs = append(errs, n.err)
 				continue
 			}
@@ -476,6 +476,14 @@ func (rs *resolver) round(ctx context.Context, prev map[string]string) (map[stri
 func isConflict(err error) bool {
 	var ce *ConflictError
 	return errors.As(err, &ce)
+}
+
+// isTwoWayConflict: two requirements ask what no version gives. One that
+// no wheel satisfies alone (a version uploaded as an sdist only) leaves a
+// dependency's requirements unread instead: pip would build it.
+func isTwoWayConflict(err error) bool {
+	var ce *ConflictError
+	return errors.As(err, &ce) && (ce.A.From != ce.B.From || specString(ce.A.Specifiers) != specString(ce.B.Specifiers))
 }
 
 func (rs *resolver) isRoot(p string) bool {
