@@ -130,10 +130,14 @@ func (ix *Index) pep658(ctx context.Context, f File) ([]byte, error) {
 }
 
 // metadataFromWheel reads METADATA out of the wheel itself: whole when it is
-// known to be small, else through range requests; a server without ranges
-// still serves a small wheel whole.
+// known to be no bigger than one range request's block, else through range
+// requests; a server without ranges still serves a small wheel whole.
 func (ix *Index) metadataFromWheel(ctx context.Context, f File) ([]byte, string, error) {
-	if f.Size > 0 && f.Size <= maxSmallWheel {
+	// Read whole only what costs no more than the range requests would:
+	// NVIDIA's wheels carry no .metadata file on PyPI, and reading a 4 MB
+	// cuda-cccl whole to learn its requirements tripled what a resolution
+	// downloads (#30).
+	if f.Size > 0 && f.Size <= rangeBlock {
 		data, err := ix.wholeWheel(ctx, f)
 		return data, "wheel", err
 	}
@@ -153,6 +157,7 @@ func (ix *Index) metadataFromWheel(ctx context.Context, f File) ([]byte, string,
 	if err != nil {
 		return nil, "", fmt.Errorf("read zip directory: %w", err)
 	}
+	ra.dataRead = true
 	data, err := metadataEntry(zr, f.Filename)
 	return data, "range", err
 }
@@ -240,17 +245,31 @@ func (ix *Index) get(ctx context.Context, rawURL, byteRange string) (*http.Respo
 
 var errNoRanges = errors.New("the server does not answer range requests")
 
-// httpRangeReader is an io.ReaderAt over HTTP range requests. It reads whole
-// blocks and keeps them, so that archive/zip's small reads cost few
-// requests, and it stops after maxRangeBytes.
+// httpRangeReader is an io.ReaderAt over HTTP range requests that asks
+// for little more than the zip reader needs, as uv's lazy wheel does: the
+// first read fetches the wheel's last 64 KiB (the end record, and all of a
+// small directory); while the directory is read (dirPhase), a miss fetches
+// up to what is already held, the rest of the directory in one request;
+// after it, a miss fetches 64 KiB (a METADATA entry). What is fetched is
+// kept, and it stops after maxRangeBytes.
 type httpRangeReader struct {
-	ix      *Index
-	ctx     context.Context
-	url     string
-	size    int64
-	fetched int64
-	blocks  map[int64][]byte // by block index
+	ix       *Index
+	ctx      context.Context
+	url      string
+	size     int64
+	fetched  int64
+	segs     []rangeSeg // sorted by start, not overlapping
+	dataRead bool       // the directory is read: misses fetch readAhead
 }
+
+type rangeSeg struct {
+	start int64
+	data  []byte
+}
+
+// readAhead is what a miss fetches beyond the directory, and the tail the
+// first read takes.
+const readAhead = 64 << 10
 
 func (r *httpRangeReader) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 || off >= r.size {
@@ -259,11 +278,11 @@ func (r *httpRangeReader) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) && off+int64(n) < r.size {
 		pos := off + int64(n)
-		b, err := r.block(pos / rangeBlock)
+		seg, err := r.segment(pos)
 		if err != nil {
 			return n, err
 		}
-		n += copy(p[n:], b[pos%rangeBlock:])
+		n += copy(p[n:], seg.data[pos-seg.start:])
 	}
 	if n < len(p) {
 		return n, io.EOF
@@ -271,12 +290,45 @@ func (r *httpRangeReader) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-func (r *httpRangeReader) block(i int64) ([]byte, error) {
-	if b, ok := r.blocks[i]; ok {
-		return b, nil
+// segment is the held bytes that start at or before pos and reach past
+// it, fetched when none do.
+func (r *httpRangeReader) segment(pos int64) (rangeSeg, error) {
+	next := r.size // where the next held segment starts
+	for _, s := range r.segs {
+		if s.start <= pos && pos < s.start+int64(len(s.data)) {
+			return s, nil
+		}
+		if s.start > pos && s.start < next {
+			next = s.start
+		}
 	}
-	start := i * rangeBlock
-	end := min(start+rangeBlock, r.size) - 1
+	start, end := pos, next
+	switch {
+	case len(r.segs) == 0:
+		// The end record is read first: take the tail.
+		start = max(0, min(pos, r.size-readAhead))
+	case r.dataRead:
+		end = min(next, pos+readAhead)
+	}
+	if end-start > rangeBlock*256 {
+		end = start + rangeBlock*256
+	}
+	b, err := r.fetch(start, end-1)
+	if err != nil {
+		return rangeSeg{}, err
+	}
+	seg := rangeSeg{start: start, data: b}
+	i := 0
+	for i < len(r.segs) && r.segs[i].start < start {
+		i++
+	}
+	r.segs = append(r.segs[:i], append([]rangeSeg{seg}, r.segs[i:]...)...)
+	return seg, nil
+}
+
+// fetch asks for bytes start..end (inclusive) and checks the answer is
+// exactly those.
+func (r *httpRangeReader) fetch(start, end int64) ([]byte, error) {
 	if r.fetched+end-start+1 > maxRangeBytes {
 		return nil, fmt.Errorf("reading the zip directory took more than %d bytes of range answers; refusing the wheel", maxRangeBytes)
 	}
@@ -305,10 +357,6 @@ func (r *httpRangeReader) block(i int64) ([]byte, error) {
 	}
 	r.fetched += int64(len(b))
 	r.ix.bytesRead.Add(int64(len(b)))
-	if r.blocks == nil {
-		r.blocks = map[int64][]byte{}
-	}
-	r.blocks[i] = b
 	return b, nil
 }
 
