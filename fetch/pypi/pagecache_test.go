@@ -148,3 +148,34 @@ func TestAMetaPackageThatDisagreesRenamesNothing(t *testing.T) {
 		t.Errorf("note %q", o1251.Note())
 	}
 }
+
+// A wheel's metadata read by ranges costs little more than its zip
+// directory and METADATA entry: NVIDIA's wheels on PyPI have no
+// .metadata file, and a resolution reads a dozen of them.
+func TestMetadataByRangesReadsLittle(t *testing.T) {
+	big := pypitest.FrameworkWheel{Project: "torch", Version: "2.15.0", Serve: pypitest.ServeRanges, Padding: 8 << 20,
+		Requires: []string{"nvidia-cublas==13.4.1.3"}}
+	mid := pypitest.FrameworkWheel{Project: "gpu-mid", Version: "1.0", Serve: pypitest.ServeRanges, Padding: 2 << 20}
+	srv := pypitest.New(t, pypitest.Frameworks(big, mid))
+	for _, w := range []pypitest.FrameworkWheel{big, mid} {
+		ix, err := pypi.NewIndex(srv.URL(), pypi.WithHTTPClient(srv.Client()), pypi.WithRetries(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := ix.Project(context.Background(), w.Project)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := ix.BytesRead()
+		m, err := ix.WheelMetadata(context.Background(), page.Files[0], "")
+		if err != nil || m.Via != "range" {
+			t.Fatalf("%s: %+v, %v", w.Project, m, err)
+		}
+		if n := ix.BytesRead() - before; n > 128<<10 {
+			t.Errorf("%s (%d MiB): %d bytes read for its metadata", w.Project, w.Padding>>20, n)
+		}
+		if n := srv.Hits("/files/" + w.Filename()); n > 2 {
+			t.Errorf("%s: %d requests", w.Project, n)
+		}
+	}
+}
