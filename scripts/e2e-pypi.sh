@@ -37,7 +37,7 @@
 #      calling it without a GPU prints the driver error. TORCH_VERSION=X
 #      picks the release; ONLY_EXTENSIONS=1 runs this step alone (the
 #      torch wheel is about 900 MB).
-#   9. resolve as uv does: for torch (newest), torch==2.7.1, jax[cuda13],
+#  10. resolve as uv does: for torch (newest), torch==2.7.1, jax[cuda13],
 #      vllm and tensorflow[and-cuda]==2.19.1, install --for X --dry-run
 #      --json names, for every NVIDIA wheel uv pip compile picks for X
 #      (uv from PyPI, CPython 3.12, manylinux x86_64) that cudaenv
@@ -68,8 +68,8 @@
 #   ONLY_EXTENSIONS=1 scripts/e2e-pypi.sh # step 7 only
 #   ONLY_PRODUCTS=1 scripts/e2e-pypi.sh   # step 8 only (NCCL, cuSPARSELt)
 #   SKIP_PRODUCTS=1 scripts/e2e-pypi.sh   # without step 8
-#   ONLY_RESOLVE=1 scripts/e2e-pypi.sh    # step 9 only (no wheel downloaded)
-#   SKIP_RESOLVE=1 scripts/e2e-pypi.sh    # without step 9
+#   ONLY_RESOLVE=1 scripts/e2e-pypi.sh    # step 10 only (no wheel downloaded)
+#   SKIP_RESOLVE=1 scripts/e2e-pypi.sh    # without step 10
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -389,9 +389,9 @@ if [[ -n "${ONLY_EXTENSIONS:-}" ]]; then
 	exit 0
 fi
 
-# (9) install --for resolves as uv does: see the top.
+# (10) install --for resolves as uv does: see the top.
 resolve_as_uv() {
-	step "(9) install --for X --dry-run --json picks the NVIDIA wheels uv pip compile picks"
+	step "(10) install --for X --dry-run --json picks the NVIDIA wheels uv pip compile picks"
 	local tools="$work/uv-venv"
 	python3 -m venv "$tools"
 	"$tools/bin/pip" install -q uv
