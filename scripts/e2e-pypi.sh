@@ -37,6 +37,11 @@
 #      calling it without a GPU prints the driver error. TORCH_VERSION=X
 #      picks the release; ONLY_EXTENSIONS=1 runs this step alone (the
 #      torch wheel is about 900 MB).
+#   8. CUDA 13 minimal with nccl@2.30 and cusparselt@0.8 from PyPI: a C++
+#      program calling ncclGetVersion and cusparseLtInit compiles and links
+#      in a project selecting them with nothing but what the bash hook sets
+#      (CPATH, LIBRARY_PATH), prints the NCCL version, and leaving the
+#      project takes every variable back (ONLY_PRODUCTS=1: this step alone).
 #  10. resolve as uv does: for torch (newest), torch==2.7.1, jax[cuda13],
 #      vllm and tensorflow[and-cuda]==2.19.1, install --for X --dry-run
 #      --json names, for every NVIDIA wheel uv pip compile picks for X
@@ -44,11 +49,6 @@
 #      installs, the very version uv picks; nothing is downloaded but
 #      pages and metadata (ONLY_RESOLVE=1: this step alone; SPECS="a b"
 #      other specs).
-#   8. CUDA 13 minimal with nccl@2.30 and cusparselt@0.8 from PyPI: a C++
-#      program calling ncclGetVersion and cusparseLtInit compiles and links
-#      in a project selecting them with nothing but what the bash hook sets
-#      (CPATH, LIBRARY_PATH), prints the NCCL version, and leaving the
-#      project takes every variable back (ONLY_PRODUCTS=1: this step alone).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
