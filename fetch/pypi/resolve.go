@@ -352,23 +352,11 @@ func (rs *resolver) round(ctx context.Context, prev map[string]string) (map[stri
 			return nil, nil, fmt.Errorf("the requirements reach more than %d projects", maxFollowed)
 		}
 		// Pages and picks, a few at a time.
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 8)
-		for _, p := range frontier {
-			n := nodes[p]
-			if n.pick != nil || n.err != nil {
-				continue
+		eachAtOnce(frontier, func(p string) {
+			if n := nodes[p]; n.pick == nil && n.err == nil {
+				n.pick, n.yanked, n.err = rs.choosePrev(ctx, n, prev[p])
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				c, yanked, err := rs.choosePrev(ctx, n, prev[p])
-				n.pick, n.yanked, n.err = c, yanked, err
-			}()
-		}
-		wg.Wait()
+		})
 		var errs []error
 		for _, p := range frontier {
 			n := nodes[p]
@@ -404,20 +392,11 @@ func (rs *resolver) round(ctx context.Context, prev map[string]string) (map[stri
 			return nil, nil, termsafe.Join(errs...)
 		}
 		// Metadata of the picked wheels.
-		for _, p := range frontier {
-			n := nodes[p]
-			if n.pick == nil {
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
+		eachAtOnce(frontier, func(p string) {
+			if n := nodes[p]; n.pick != nil {
 				rs.metadata(ctx, n.pick.file)
-			}()
-		}
-		wg.Wait()
+			}
+		})
 		var next []string
 		for _, p := range frontier {
 			n := nodes[p]
@@ -471,6 +450,22 @@ func (rs *resolver) round(ctx context.Context, prev map[string]string) (map[stri
 		frontier = next
 	}
 	return nodes, order, nil
+}
+
+// eachAtOnce runs f on each item, eight at a time, and waits for all.
+func eachAtOnce(items []string, f func(string)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for _, it := range items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			f(it)
+		}()
+	}
+	wg.Wait()
 }
 
 func isConflict(err error) bool {
