@@ -138,9 +138,10 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 
 // pinRequirements puts the pinned builds into a release's requirements:
 // a pinned component takes the pinned version (and must be there), and a
-// pinned component the profile lacks is added (unless components were
-// named). differs maps each component whose build is not the release's
-// own to the release's own ("" where it has none).
+// pinned component the profile lacks is added unless a profile or
+// components were named (forPins.extend). differs maps each component
+// whose build is not the release's own to the release's own ("" where it
+// has none).
 func pinRequirements(rel pypi.Release, reqs []pypi.Requirement, p *forPins) ([]pypi.Requirement, map[string]string) {
 	if p == nil {
 		return reqs, nil
@@ -164,7 +165,7 @@ func pinRequirements(rel pypi.Release, reqs []pypi.Requirement, p *forPins) ([]p
 	}
 	ids := slices.Sorted(maps.Keys(p.pins))
 	for _, id := range ids {
-		if have[id] || (id == "cccl" && have["cuda_cccl"]) || (id == "cuda_cccl" && have["cccl"]) {
+		if !p.extend || have[id] || (id == "cccl" && have["cuda_cccl"]) || (id == "cuda_cccl" && have["cccl"]) {
 			continue
 		}
 		project, err := pypi.Project(id, major)
