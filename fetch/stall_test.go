@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 // stallingServer answers every request with its headers (or, when
@@ -36,7 +37,7 @@ func stallingServer(t *testing.T, headers bool) (*httptest.Server, *atomic.Int32
 		}
 		select {
 		case <-r.Context().Done():
-		case <-time.After(10 * time.Second):
+		case <-testwait.After(t):
 		}
 	}))
 	t.Cleanup(srv.Close)
@@ -160,7 +161,7 @@ func TestDocumentsSharingABudgetStallNoLongerTogetherThanIt(t *testing.T) {
 		w.(http.Flusher).Flush()
 		select {
 		case <-r.Context().Done():
-		case <-time.After(10 * time.Second):
+		case <-testwait.After(t):
 		}
 	}))
 	defer srv.Close()

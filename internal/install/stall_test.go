@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/internal/testwait"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -28,7 +29,7 @@ func stallServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Reques
 		w.(http.Flusher).Flush()
 		select {
 		case <-r.Context().Done():
-		case <-time.After(10 * time.Second):
+		case <-testwait.After(t):
 		}
 	}))
 	t.Cleanup(srv.Close)
