@@ -61,7 +61,7 @@ type signal struct {
 func newSignal(t *testing.T) *signal {
 	return &signal{c: make(chan struct{}), limit: testwait.Limit(t)}
 }
-func (s *signal) fire()  { s.once.Do(func() { close(s.c) }) }
+func (s *signal) fire() { s.once.Do(func() { close(s.c) }) }
 func (s *signal) fired() bool {
 	select {
 	case <-s.c:
