@@ -163,8 +163,17 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 		return append(selectionCandidates(e), candidate{"--", "end of versions; the command follows"}), ""
 	case "uninstall":
 		if len(positional) == 0 {
-			return installedCandidates(e, false), ""
+			return installedCandidates(e, true), ""
 		}
+	case "prefix":
+		// prefix [VERSION…] or prefix LIBRARY: a selected library's folder.
+		out := selectionCandidates(e)
+		for _, k := range store.Kinds() {
+			if list, _ := e.store().List(k); k.Library() && len(list) > 0 {
+				out = append(out, candidate{string(k), "the selected " + version.Tool(k).Title() + "'s folder"})
+			}
+		}
+		return out, ""
 	case "which":
 		if len(positional) == 0 {
 			return toolCandidates(e), ""
@@ -315,14 +324,17 @@ func shellCandidates(names []string) []candidate {
 // selectionCandidates are what use, local, global, env and exec take:
 // installed versions, latest and system.
 func selectionCandidates(e *env) []candidate {
-	out := installedCandidates(e, true)
+	out := installedCandidates(e, false)
 	return append(out,
 		candidate{"latest", "the newest installed version"},
 		candidate{"system", "cudaenv steps aside"})
 }
 
 // installedCandidates lists installed and linked versions, newest first.
-func installedCandidates(e *env, withCudnn bool) []candidate {
+// exact (for uninstall) names a library's build as uninstall takes it
+// where the same version is built for more than one CUDA major:
+// nccl@2.30.7-cuda13.
+func installedCandidates(e *env, exact bool) []candidate {
 	st := e.store()
 	var out []candidate
 	for _, k := range store.Kinds() {
@@ -340,11 +352,25 @@ func installedCandidates(e *env, withCudnn bool) []candidate {
 			if k.Library() {
 				value = string(k) + "@" + value
 				desc = version.Tool(k).Title() + " for CUDA " + strconv.Itoa(ent.CUDAMajor) + ", " + desc
+				if exact && builds(list, ent.Version) > 1 {
+					value = uninstallName(ent)
+				}
 			}
 			out = append(out, candidate{value, desc})
 		}
 	}
 	return out
+}
+
+// builds counts the entries of version v in list (one per CUDA major).
+func builds(list []store.Entry, v version.Version) int {
+	n := 0
+	for _, ent := range list {
+		if version.Compare(ent.Version, v) == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // toolCandidates are the toolkit commands, as the shims know them.

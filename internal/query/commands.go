@@ -65,13 +65,33 @@ func Prefix(in *In, args []string) error {
 	}
 	var r activate.Resolved
 	var err error
+	onlyLibs := false
+	if specs, _, perr := resolve.ParseOptions("command line", []byte(strings.Join(args, " "))); perr == nil && len(specs) > 0 {
+		onlyLibs = true
+		for _, sp := range specs {
+			onlyLibs = onlyLibs && sp.Tool.Library()
+		}
+	}
 	if len(args) > 0 {
 		_, r, err = ChangesFor(in, args)
+		// Libraries alone (prefix nccl@2.30): the build for the CUDA
+		// selected here, if it has one.
+		if here, herr := ResolveHere(in); onlyLibs && herr == nil && here.CUDA != nil {
+			if _, paired, perr := ChangesFor(in, append([]string{here.CUDA.Version.String()}, args...)); perr == nil {
+				r, err = paired, nil
+				r.CUDA = nil
+			}
+		}
 	} else {
 		r, err = ResolveHere(in)
 	}
 	if err != nil {
 		return fmt.Errorf("prefix: %w", err)
+	}
+	if lib := r.Entries(); onlyLibs && r.CUDA == nil && r.Cudnn == nil && len(lib) > 0 {
+		// The first named library's folder, as for cuDNN.
+		fmt.Fprintln(in.Stdout, lib[0].Path)
+		return nil
 	}
 	switch {
 	case named && r.Library(wantLib) == nil:
