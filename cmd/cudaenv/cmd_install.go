@@ -25,6 +25,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 func installCommands(e *env) []*cli.Command {
@@ -282,13 +283,34 @@ func (r *installReport) Event(ev install.Event) {
 	case install.FrameworkFallback:
 		sayf(e.stderr, "cudaenv: could not read %s's wheel (%v); using cudaenv's built-in tables\n", ev.For, ev.Err)
 	case install.WouldInstall:
-		state := "would install"
-		if ev.Installed {
-			state = "already installed"
+		// What a real run would do, in the words it would use.
+		files := true
+		switch have := ev.Have; {
+		case !ev.Installed:
+			sayf(e.stdout, "would install %s (%s, %s) from %s\n", ev.Label, plural(ev.Files, "file"), humanBytes(ev.Bytes), ev.Source)
+		case ev.Reinstall:
+			sayf(e.stdout, "would reinstall %s (%s, %s) from %s\n", ev.Label, plural(ev.Files, "file"), humanBytes(ev.Bytes), ev.Source)
+		case have.Linked():
+			sayf(e.stdout, "%s is already linked to %s: nothing to install\n", ev.Label, have.Path)
+			files = false
+		case ev.Adds:
+			sayf(e.stdout, "would add %s to %s (installed: %s) from %s\n", plural(len(ev.Missing), "component"), ev.Label, installedWhat(have), ev.Source)
+		default:
+			files = false
+			where := ""
+			if have.System {
+				where = " in the system store"
+			}
+			sayf(e.stdout, "%s is already installed%s (%s): nothing to install\n", ev.Label, where, installedWhat(have))
+			if len(ev.Missing) > 0 && !have.System {
+				sayf(e.stdout, "  profile %s would add %s, %s: cudaenv install %s --profile %s\n",
+					r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes), have.Version, r.profile)
+			}
 		}
-		sayf(e.stdout, "%s %s (%s, %s) from %s\n", state, ev.Label, plural(ev.Files, "file"), humanBytes(ev.Bytes), ev.Source)
 		for _, f := range ev.Entries {
-			sayf(e.stdout, "  %s %s  %s\n", f.Component, f.Version, humanBytes(f.Size))
+			if files {
+				sayf(e.stdout, "  %s %s  %s\n", f.Component, f.Version, humanBytes(f.Size))
+			}
 		}
 		if ev.Use != "" {
 			sayf(e.stdout, "select it with: cudaenv use %s\n", ev.Use)
@@ -319,12 +341,8 @@ func (r *installReport) Event(ev install.Event) {
 				sayf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", ev.Label)
 				break
 			}
-			what := plural(ev.Components, "component")
-			if p := ev.Entry.Receipt.Profile; p != "" {
-				what = "profile " + p + ", " + what
-			}
 			sayf(e.stdout, "%s is installed (%s); cudaenv install %s --profile %s adds %s, %s\n",
-				ev.Label, what, ev.Entry.Version, r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes))
+				ev.Label, installedWhat(ev.Entry), ev.Entry.Version, r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes))
 		default:
 			sayf(e.stdout, "installed %s (%s) in %.1fs: %s\n", ev.Label, plural(ev.Components, "component"), ev.Elapsed.Seconds(), ev.Entry.Dir)
 			if ev.Entry.Receipt.LibrariesOnly {
@@ -516,4 +534,14 @@ func (e *env) source(c *cli.Context) (string, error) {
 // characters escaped.
 func sayf(w io.Writer, format string, args ...any) {
 	fmt.Fprintln(w, termsafe.Escape(strings.TrimSuffix(fmt.Sprintf(format, args...), "\n")))
+}
+
+// installedWhat is what an installed entry holds, as list says it:
+// "default profile, 14 components".
+func installedWhat(have store.Entry) string {
+	what := plural(len(have.Receipt.Components), "component")
+	if p := have.Receipt.Profile; p != "" {
+		what = p + " profile, " + what
+	}
+	return what
 }
