@@ -127,6 +127,7 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 			// it instead of failing it for lacking nvcc.
 			LibrariesOnly: r.CUDA.Receipt.LibrariesOnly,
 			Damage:        damage(*r.CUDA),
+			LibDirs:       activate.Want(r, e.goos).Prepend["LD_LIBRARY_PATH"],
 		}
 		sel.OwnBinDirs = append(sel.OwnBinDirs, filepath.Join(r.CUDA.Path, "bin"))
 	}
