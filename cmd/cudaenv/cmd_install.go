@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -407,19 +406,29 @@ func lsRemote(e *env, c *cli.Context) error {
 	return nil
 }
 
-// progress shows a bar on a terminal and plain lines elsewhere.
+// progress shows a bar on a terminal and plain lines elsewhere. The bar
+// has two phases: downloading, over the bytes that still have to come
+// (with a rate and an ETA), then unpacking, once every byte is in while
+// components are still being unpacked, over the components (with neither:
+// the time an archive takes to unpack is not its download size). Bytes
+// already present (cached archives, resumed parts, downloads done while
+// another version's bar was shown) are never counted as downloaded, so no
+// rate is made up from them.
 type progress struct {
 	w      io.Writer
 	label  string
 	quiet  bool
-	bar    *progressbar.ProgressBar
-	mu     sync.Mutex
-	done   atomic.Int64
-	total  int
-	bytes  int64
 	isTerm bool
-	// cachedBytes are the bytes taken out of the bar: no download needed.
-	cachedBytes int64
+
+	mu        sync.Mutex
+	bar       *progressbar.ProgressBar
+	unpacking bool   // the bar is in its second phase
+	current   string // the component being unpacked, "" for none
+	done      int
+	total     int
+	bytes     int64 // to obtain, as Start said
+	present   int64 // of those, already present: not downloaded
+	got       int64 // downloaded
 }
 
 func newProgress(e *env, label string, quiet bool) *progress {
@@ -431,15 +440,17 @@ func newProgress(e *env, label string, quiet bool) *progress {
 }
 
 func (p *progress) Start(total int64, components int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.total, p.bytes = components, total
 	if p.quiet {
 		return
 	}
 	if p.isTerm {
-		p.bar = progressbar.NewOptions64(total,
+		p.bar = progressbar.NewOptions64(max(total, 1),
 			progressbar.OptionSetWriter(p.w),
 			progressbar.OptionShowBytes(true),
-			progressbar.OptionSetDescription(fmt.Sprintf("%s [0/%d]", p.label, components)),
+			progressbar.OptionSetDescription(p.describe()),
 			progressbar.OptionThrottle(100*time.Millisecond),
 		)
 		return
@@ -447,64 +458,115 @@ func (p *progress) Start(total int64, components int) {
 	fmt.Fprintf(p.w, "%s: %s, %s\n", p.label, plural(components, "component"), humanBytes(total))
 }
 
-func (p *progress) Add(n int64) {
-	if p.bar != nil {
-		p.bar.Add64(n)
+// describe is the bar's text: "CUDA 12.4.1 [3/14]", and what is being
+// unpacked.
+func (p *progress) describe() string {
+	d := fmt.Sprintf("%s [%d/%d]", p.label, p.done, p.total)
+	if p.current != "" {
+		d += " unpacking " + p.current
 	}
+	return d
 }
 
-// Cached takes bytes that need no download (cache hits, resumed parts)
-// out of the bar's total, so the rate it shows is the network's.
-func (p *progress) Cached(n int64) {
-	if p.bar == nil {
-		return
-	}
+func (p *progress) Add(n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cachedBytes += n
-	if left := p.bytes - p.cachedBytes; left > 0 {
-		p.bar.ChangeMax64(left)
-	} else {
-		p.bar.ChangeMax64(1)
-		p.bar.Set64(1)
+	p.got += n
+	if p.bar == nil || p.unpacking {
+		return
 	}
+	p.bar.Add64(n)
+	p.maybeUnpackPhase()
+}
+
+// Cached takes bytes that need no download (cache hits, resumed parts,
+// what was downloaded while the bar was not shown) out of the download
+// phase, so the rate it shows is the network's.
+func (p *progress) Cached(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.present += n
+	if p.bar == nil || p.unpacking {
+		return
+	}
+	if left := p.bytes - p.present; left > 0 {
+		p.bar.ChangeMax64(left)
+	}
+	p.maybeUnpackPhase()
+}
+
+// maybeUnpackPhase starts the second phase once every byte is in and
+// components are left to unpack.
+func (p *progress) maybeUnpackPhase() {
+	if p.unpacking || p.got < p.bytes-p.present || p.done >= p.total {
+		return
+	}
+	p.countBar()
+}
+
+// countBar replaces the download bar by one over the components, with
+// no rate and no ETA.
+func (p *progress) countBar() {
+	p.unpacking = true
+	p.bar.Exit()
+	fmt.Fprint(p.w, "\r\x1b[K")
+	p.bar = progressbar.NewOptions(max(p.total, 1),
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription(p.describe()),
+		progressbar.OptionSetPredictTime(false),
+		progressbar.OptionSetElapsedTime(false),
+		progressbar.OptionThrottle(100*time.Millisecond),
+	)
+	p.bar.Set(p.done)
 }
 
 // Unpacking names the component being unpacked, so the bar says what is
 // happening once the downloads are done.
 func (p *progress) Unpacking(id string) {
-	if p.bar == nil {
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.bar.Describe(fmt.Sprintf("%s [%d/%d] unpacking %s", p.label, p.done.Load(), p.total, id))
+	p.current = id
+	if p.bar != nil {
+		p.bar.Describe(p.describe())
+	}
 }
 
 func (p *progress) ComponentDone(id string) {
-	n := p.done.Add(1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if p.current == id {
+		p.current = ""
+	}
 	if p.quiet {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("%s [%d/%d]", p.label, n, p.total))
+	if p.bar == nil {
+		fmt.Fprintf(p.w, "  %s done (%d/%d)\n", id, p.done, p.total)
 		return
 	}
-	fmt.Fprintf(p.w, "  %s done (%d/%d)\n", id, n, p.total)
+	p.bar.Describe(p.describe())
+	if p.unpacking {
+		p.bar.Set(p.done)
+		return
+	}
+	p.maybeUnpackPhase()
 }
 
 // Finish leaves the last frame, at 100 % and [N/N], on a finished
 // install, and a clean line on a failed or interrupted one.
 func (p *progress) Finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.bar == nil {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if int(p.done.Load()) == p.total {
-		p.bar.Describe(fmt.Sprintf("%s [%d/%d]", p.label, p.total, p.total))
+	if p.done == p.total {
+		p.current = ""
+		if !p.unpacking && p.got <= 0 {
+			p.countBar() // nothing downloaded: no rate to show, only the count
+		}
+		p.bar.Describe(p.describe())
 		p.bar.Finish()
 		fmt.Fprintln(p.w)
 		return

@@ -358,3 +358,39 @@ func TestInstallLockedFetchesCUDAAndCuDNNAtOnce(t *testing.T) {
 		t.Errorf("reported:\n%s", got)
 	}
 }
+
+// phaseSink is a Progress with fetch.PhaseProgress's Cached: it writes
+// down what each call says.
+type phaseSink struct{ logSink }
+
+func (s *phaseSink) Add(n int64)    { s.l.add(fmt.Sprintf("%s: add %d", s.label, n)) }
+func (s *phaseSink) Cached(n int64) { s.l.add(fmt.Sprintf("%s: present %d", s.label, n)) }
+
+type phaseLog struct{ callLog }
+
+func (l *phaseLog) Progress(label string) Progress { return &phaseSink{logSink{&l.callLog, label}} }
+
+// Bytes a later install downloaded while an earlier one's bar was shown
+// reach its bar as already present when it appears, not as a download
+// made in that instant (issue #36: "665 GB/s"); what it downloads after
+// is a download.
+func TestHeldProgressReachesItsBarAsBytesAlreadyPresent(t *testing.T) {
+	log := &phaseLog{}
+	o := &ordered{rep: log}
+	first, second := o.slot(), o.slot()
+	p1, p2 := first.Progress("CUDA 13.0.3"), second.Progress("cuDNN 9.19.0.56-cuda13")
+	p1.Start(100, 1)
+	p2.Start(70, 1)
+	p2.Add(40)
+	p2.Add(30)
+	p1.Add(100)
+	p1.ComponentDone("cuda_nvcc")
+	p1.Finish()
+	first.close(false)
+	p2.Add(5)
+	want := "CUDA 13.0.3: start, 1 components\nCUDA 13.0.3: add 100\nCUDA 13.0.3: done\nCUDA 13.0.3: finish\n" +
+		"cuDNN 9.19.0.56-cuda13: start, 1 components\ncuDNN 9.19.0.56-cuda13: present 70\ncuDNN 9.19.0.56-cuda13: add 5"
+	if got := log.text(); got != want {
+		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
+	}
+}
