@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cudaenv/cudaenv/completions"
+	"github.com/cudaenv/cudaenv/internal/config"
 	"github.com/cudaenv/cudaenv/internal/install"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shell"
@@ -174,6 +175,19 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 			}
 		}
 		return out, ""
+	case "get", "set", "unset": // config
+		switch {
+		case len(positional) == 0:
+			var out []candidate
+			for _, k := range config.KeyNames() {
+				out = append(out, candidate{k, config.Use[k]})
+			}
+			return out, ""
+		case cmd.Name == "set" && len(positional) == 1 && positional[0] == "source":
+			return []candidate{{"nvidia", "NVIDIA's redist server"}, {"pypi", "NVIDIA's wheels on the PyPI index"}, {"auto", "NVIDIA's, else PyPI"}}, ""
+		case cmd.Name == "set" && len(positional) == 1 && positional[0] == "system_root":
+			return nil, completions.Dirs
+		}
 	case "which":
 		if len(positional) == 0 {
 			return toolCandidates(e), ""

@@ -61,7 +61,7 @@ func (in *Installer) cudnnNear(ctx context.Context, want version.Version, cudaMa
 	}
 	if err != nil {
 		if fetch.Unreachable(err) {
-			err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
+			err = fmt.Errorf("%w; check the network, use a mirror (cudaenv config set mirror URL), or try --source pypi", err)
 		}
 		return nil, err
 	}
