@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -184,8 +185,27 @@ func installCmd(e *env, c *cli.Context) error {
 			Force:       c.Bool("force"),
 			Locked:      c.Bool("locked"),
 		})
-		return err
+		return componentTypo(err, splitList(c.String("components")))
 	})
+}
+
+// componentTypo adds to an install's error that names a --components
+// entry cudaenv knows no component of the one meant, as commands and
+// flags have it: --components cuda_nvccc → did you mean cuda_nvcc?
+func componentTypo(err error, names []string) error {
+	if err == nil {
+		return nil
+	}
+	known := install.ComponentIDs()
+	for _, n := range names {
+		if slices.Contains(known, n) || !strings.Contains(err.Error(), n) {
+			continue
+		}
+		if near := nearest(n, known); near != "" {
+			return fmt.Errorf("%w; did you mean %s?", err, near)
+		}
+	}
+	return err
 }
 
 // withInstaller runs one command that installs, locks or bundles: with
@@ -388,6 +408,9 @@ func lsRemote(e *env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if len(releases) == 0 && prefix != nil {
+		return noRemoteRelease(in, tool, prefix, source)
+	}
 	width := 0
 	for _, r := range releases {
 		width = max(width, len(r.Release))
@@ -404,6 +427,32 @@ func lsRemote(e *env, c *cli.Context) error {
 		fmt.Fprintln(e.stdout, strings.TrimRight(line, " "))
 	}
 	return nil
+}
+
+// noRemoteRelease is ls-remote's error for a prefix nothing matches
+// (ls-remote cuda 99): what the source does have, the newest first of
+// the same major where there are any.
+func noRemoteRelease(in *install.Installer, tool version.Tool, prefix version.Version, source string) error {
+	all, err := in.Releases(context.Background(), tool, nil, source)
+	if err != nil || len(all) == 0 {
+		return fmt.Errorf("ls-remote: no %s release %s; see: cudaenv ls-remote %s", tool.Title(), prefix, tool)
+	}
+	var near []string
+	for _, r := range all {
+		if v, err := version.Parse(r.Release); err == nil && v.Major() == prefix.Major() {
+			near = append(near, r.Release)
+		}
+	}
+	what := fmt.Sprintf("newest %s %d releases", tool.Title(), prefix.Major())
+	if len(near) == 0 {
+		for _, r := range all {
+			near = append(near, r.Release)
+		}
+		what = "newest"
+	}
+	near = near[max(0, len(near)-3):]
+	slices.Reverse(near)
+	return fmt.Errorf("ls-remote: no %s release %s; the %s: %s (see: cudaenv ls-remote %s)", tool.Title(), prefix, what, strings.Join(near, ", "), tool)
 }
 
 // progress shows a bar on a terminal and plain lines elsewhere. The bar
