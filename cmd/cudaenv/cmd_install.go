@@ -320,7 +320,7 @@ func (r *installReport) Event(ev install.Event) {
 			if have.System {
 				where = " in the system store"
 			}
-			sayf(e.stdout, "%s is already installed%s (%s): nothing to install\n", ev.Label, where, installedWhat(have))
+			sayf(e.stdout, "%s is already installed%s%s: nothing to install\n", ev.Label, where, inParens(installedWhat(have)))
 			if len(ev.Missing) > 0 && !have.System {
 				sayf(e.stdout, "  profile %s would add %s, %s: cudaenv install %s --profile %s\n",
 					r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes), have.Version, r.profile)
@@ -360,8 +360,8 @@ func (r *installReport) Event(ev install.Event) {
 				sayf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", ev.Label)
 				break
 			}
-			sayf(e.stdout, "%s is installed (%s); cudaenv install %s --profile %s adds %s, %s\n",
-				ev.Label, installedWhat(ev.Entry), ev.Entry.Version, r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes))
+			sayf(e.stdout, "%s is installed%s; cudaenv install %s --profile %s adds %s, %s\n",
+				ev.Label, inParens(installedWhat(ev.Entry)), ev.Entry.Version, r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes))
 		default:
 			sayf(e.stdout, "installed %s (%s) in %.1fs: %s\n", ev.Label, plural(ev.Components, "component"), ev.Elapsed.Seconds(), ev.Entry.Dir)
 			if ev.Entry.Receipt.LibrariesOnly {
@@ -648,11 +648,27 @@ func sayf(w io.Writer, format string, args ...any) {
 }
 
 // installedWhat is what an installed entry holds, as list says it:
-// "default profile, 14 components".
+// "default profile, 14 components"; "" for a library installed whole
+// from one archive or wheel.
 func installedWhat(have store.Entry) string {
-	what := plural(len(have.Receipt.Components), "component")
+	n := len(have.Receipt.Components)
+	if have.Kind.Library() {
+		if n <= 1 {
+			return ""
+		}
+		return plural(n, "component")
+	}
+	what := plural(n, "component")
 	if p := have.Receipt.Profile; p != "" {
 		what = p + " profile, " + what
 	}
 	return what
+}
+
+// inParens is " (s)", or "" for no s.
+func inParens(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
 }

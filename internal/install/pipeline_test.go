@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -392,5 +393,28 @@ func TestHeldProgressReachesItsBarAsBytesAlreadyPresent(t *testing.T) {
 		"cuDNN 9.19.0.56-cuda13: start, 1 components\ncuDNN 9.19.0.56-cuda13: present 70\ncuDNN 9.19.0.56-cuda13: add 5"
 	if got := log.text(); got != want {
 		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A wheel skipped is said once a command, however many plans meet it: the
+// pipeline's jobs plan with copies of the Installer (issue #36: "skipping
+// libcufile" up to four times a run).
+func TestASkippedWheelIsSaidOnceACommand(t *testing.T) {
+	w := newWorld(t)
+	in := w.installer(t)
+	why := errors.New("no wheel for linux-sbsa")
+	for range 3 {
+		job := *in
+		job.reportSkipped(&Plan{skipped: []SkippedWheel{{Component: "libcufile", Reason: why}, {Component: "libcufile", Reason: why}}})
+	}
+	in.reportSkipped(&Plan{skipped: []SkippedWheel{{Component: "libnvjpeg", Reason: why}}})
+	var said []string
+	for _, e := range w.rec.events {
+		if s, ok := e.(SkippedWheel); ok {
+			said = append(said, s.Component)
+		}
+	}
+	if strings.Join(said, " ") != "libcufile libnvjpeg" {
+		t.Errorf("said %q; want each once", said)
 	}
 }

@@ -55,7 +55,7 @@ func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix ver
 	default:
 		all, err = nvidiaReleases(ctx, in.client, p, in.opts.Refresh)
 		if err != nil && fetch.Unreachable(err) {
-			err = fmt.Errorf("%w; check the network, use a mirror (cudaenv config set mirror URL), or try --source pypi", err)
+			err = in.unreachableHint(ctx, err)
 		}
 	}
 	if err != nil {
