@@ -112,6 +112,12 @@ bench-bundle:
 bench-cli:
 	bash bench/cli/run.sh
 
+# bench-doctor: doctor's wall and CPU time here (BEFORE=FILE: an older
+# cudaenv in the same rounds).
+.PHONY: bench-doctor
+bench-doctor:
+	bash bench/doctor/run.sh
+
 # bench-pypi needs the network once, to fetch the wheels and uv.
 bench-pypi:
 	bash bench/pypi/run.sh
