@@ -35,6 +35,8 @@ var allowed = map[string][]string{
 	"internal/rootfs":     {}, // the rooted writer fetch and store share
 	"internal/xz":         {},
 	"internal/inflate":    {}, // wheels' DEFLATE, compress/flate's output faster
+	"internal/fatbin":     {}, // what .nv_fatbin sections carry, from entry headers
+	"internal/ldso":       {}, // where the dynamic loader finds a library
 
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/lockfile", "internal/version"},
