@@ -57,8 +57,9 @@ var allowed = map[string][]string{
 	// The one place fetch and store meet: planning and carrying out installs.
 	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/version", "store"},
 
-	"internal/detect": {"compat", "internal/version"},
-	"internal/doctor": {"compat", "internal/detect", "internal/termsafe", "internal/version"},
+	"internal/detect":  {"compat", "internal/version"},
+	"internal/cudabin": {"compat", "internal/fatbin", "internal/inflate", "internal/ldso"},
+	"internal/doctor":  {"compat", "internal/detect", "internal/termsafe", "internal/version"},
 
 	"compat/internal/gen":           {},
 	"compat/internal/gen/gencompat": {"compat/internal/gen"},

@@ -1,0 +1,267 @@
+package cudabin
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cudaenv/cudaenv/internal/fatbin"
+	"github.com/cudaenv/cudaenv/internal/inflate"
+)
+
+// Bounds on a wheel's members.
+const (
+	// maxStreamPrefix is how much of the start of a deflated member is
+	// kept to read its dynamic strings from (the rest streams by).
+	maxStreamPrefix = 32 << 20
+	// maxStreamTail is kept before the section headers: .shstrtab.
+	maxStreamTail = 64 << 10
+	maxWheelFiles = 200000
+)
+
+// wheel reports on a wheel's ELF members, read in place: a stored member
+// through its byte range, a deflated one inflated once as a stream
+// (fat binaries found by their headers as they pass, the dynamic section
+// and string table kept). Its libraries are not looked up on this
+// machine: the wheel is not installed.
+func (in *inspector) wheel(ctx context.Context, p string, named bool) ([]Report, error) {
+	f, err := openRegular(in.file(p))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zip.NewReader(f, fi.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a wheel: %w", p, err)
+	}
+	if len(zr.File) > maxWheelFiles {
+		return nil, fmt.Errorf("%s: %d files in a wheel", p, len(zr.File))
+	}
+	zr.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return inflate.NewReader(r) })
+	var members []*zip.File
+	for _, m := range zr.File {
+		name := path.Base(m.Name)
+		if strings.HasSuffix(m.Name, "/") || !(strings.HasSuffix(name, ".so") || strings.Contains(name, ".so.") || strings.Contains(m.Name, "/bin/")) {
+			continue
+		}
+		if m.Method != zip.Store && m.Method != zip.Deflate {
+			continue
+		}
+		members = append(members, m)
+	}
+	if len(members) > in.opt.MaxFiles {
+		return nil, fmt.Errorf("%s: more than %d libraries in a wheel", p, in.opt.MaxFiles)
+	}
+	// Largest first: the biggest member sets the time, so it starts first.
+	sort.SliceStable(members, func(i, j int) bool { return members[i].UncompressedSize64 > members[j].UncompressedSize64 })
+	reps := make([]*Report, len(members))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range in.opt.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if ctx.Err() != nil {
+					continue
+				}
+				r, err := in.member(ctx, f, p, members[i])
+				switch {
+				case errors.Is(err, errNotELF):
+				case err != nil:
+					reps[i] = &Report{Path: p + "!" + members[i].Name, Kind: "unreadable", SASS: []string{}, PTX: []PTX{}, Needs: []Need{}, Undefined: []Undefined{}, Notes: []string{err.Error()}}
+				case interesting(r):
+					reps[i] = &r
+				}
+			}
+		}()
+	}
+	for i := range members {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	var out []Report
+	for _, r := range reps {
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	if named && len(out) == 0 {
+		out = append(out, Report{Path: p, Kind: "wheel", SASS: []string{}, PTX: []PTX{}, Needs: []Need{}, Undefined: []Undefined{}, Notes: []string{"no library or program in it has GPU code or links a CUDA library"}})
+	}
+	return out, nil
+}
+
+// member reports on one member of a wheel.
+func (in *inspector) member(ctx context.Context, wf *os.File, wheel string, m *zip.File) (Report, error) {
+	name := wheel + "!" + m.Name
+	var obj object
+	if m.Method == zip.Store {
+		off, err := m.DataOffset()
+		if err != nil {
+			return Report{}, err
+		}
+		obj, err = readObject(io.NewSectionReader(wf, off, int64(m.UncompressedSize64)), name, true)
+		if err != nil {
+			return Report{}, err
+		}
+	} else {
+		rc, err := m.Open()
+		if err != nil {
+			return Report{}, err
+		}
+		defer rc.Close()
+		obj, err = streamObject(ctxReader{ctx, rc}, name, int64(m.UncompressedSize64))
+		if err != nil {
+			return Report{}, err
+		}
+	}
+	rep := in.fatbinReport(name, obj)
+	for _, n := range obj.Needed {
+		if IsCUDALibrary(n) {
+			rep.Needs = append(rep.Needs, Need{Name: n, Via: "not looked up: the wheel is not installed"})
+		}
+	}
+	rep.Verdict = judge(rep, in.opt)
+	return rep, nil
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// streamObject reads an ELF file from a stream of size bytes in one
+// pass: its fat binaries as they pass, and the windows debug/elf needs
+// for the loader facts (the start, the dynamic segment, the section
+// headers and what precedes them).
+func streamObject(r io.Reader, name string, size int64) (object, error) {
+	head := make([]byte, min(size, 64<<10))
+	if _, err := io.ReadFull(r, head); err != nil {
+		return object{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(head) < 64 || string(head[:4]) != elf.ELFMAG {
+		return object{}, errNotELF
+	}
+	cap := &captured{size: size}
+	cap.want(0, min(size, maxStreamPrefix))
+	if head[elf.EI_CLASS] == byte(elf.ELFCLASS64) && head[elf.EI_DATA] == byte(elf.ELFDATA2LSB) {
+		le := binary.LittleEndian
+		phoff, shoff := int64(le.Uint64(head[0x20:])), int64(le.Uint64(head[0x28:]))
+		phent, phnum := int64(le.Uint16(head[0x36:])), int64(le.Uint16(head[0x38:]))
+		shent, shnum := int64(le.Uint16(head[0x3a:])), int64(le.Uint16(head[0x3c:]))
+		for i := range phnum {
+			at := phoff + i*phent
+			if at < 0 || phent < 56 || at+56 > int64(len(head)) {
+				break
+			}
+			if elf.ProgType(le.Uint32(head[at:])) == elf.PT_DYNAMIC {
+				cap.want(int64(le.Uint64(head[at+8:])), int64(le.Uint64(head[at+32:])))
+			}
+		}
+		if shoff > 0 && shent > 0 {
+			cap.want(shoff-maxStreamTail, maxStreamTail+shent*shnum)
+		}
+	}
+	cap.write(head)
+	tee := io.TeeReader(r, cap)
+	entries, ferr := fatbin.Scan(io.MultiReader(bytes.NewReader(head), tee), fatbin.DefaultLimits)
+	// The section headers come last: read to the end.
+	if _, err := io.Copy(io.Discard, tee); err != nil {
+		return object{}, fmt.Errorf("%s: %w", name, err)
+	}
+	obj, err := readObject(cap, name, false)
+	if err != nil {
+		// The loader facts lie outside what was kept: the fat binaries
+		// still say what the file carries.
+		obj = object{Kind: "ELF file"}
+		obj.Path = name
+	}
+	obj.Entries = entries
+	if ferr != nil {
+		obj.FatbinErr = ferr.Error()
+	}
+	return obj, nil
+}
+
+// captured keeps chosen byte ranges of a stream written to it in order,
+// and reads them back (io.ReaderAt); a read outside them fails.
+type captured struct {
+	size    int64
+	off     int64
+	windows []window
+}
+
+type window struct {
+	start int64
+	data  []byte
+	n     int64 // bytes wanted
+}
+
+var errNotKept = errors.New("outside the parts of the stream kept")
+
+func (c *captured) want(start, n int64) {
+	if start < 0 {
+		n += start
+		start = 0
+	}
+	if n <= 0 || start >= c.size || n > maxTableBytes {
+		return
+	}
+	n = min(n, c.size-start)
+	c.windows = append(c.windows, window{start: start, n: n, data: make([]byte, 0, min(n, 1<<20))})
+}
+
+func (c *captured) Write(p []byte) (int, error) {
+	c.write(p)
+	return len(p), nil
+}
+
+func (c *captured) write(p []byte) {
+	end := c.off + int64(len(p))
+	for i := range c.windows {
+		w := &c.windows[i]
+		have := w.start + int64(len(w.data))
+		if have >= w.start+w.n || have >= end || have < c.off {
+			continue
+		}
+		upto := min(end, w.start+w.n)
+		w.data = append(w.data, p[have-c.off:upto-c.off]...)
+	}
+	c.off = end
+}
+
+func (c *captured) ReadAt(p []byte, off int64) (int, error) {
+	for _, w := range c.windows {
+		if off >= w.start && off+int64(len(p)) <= w.start+int64(len(w.data)) {
+			return copy(p, w.data[off-w.start:]), nil
+		}
+	}
+	return 0, errNotKept
+}
