@@ -165,7 +165,11 @@ func (in *inspector) read(p string, withFatbins bool) (object, error) {
 		return object{}, err
 	}
 	defer f.Close()
-	return readObject(f, p, withFatbins)
+	fi, err := f.Stat()
+	if err != nil {
+		return object{}, err
+	}
+	return readObject(f, fi.Size(), p, withFatbins)
 }
 
 // openRegular opens a regular file (a fifo or device in a hostile folder
@@ -401,7 +405,10 @@ func (in *inspector) symbols(p string) (symbols, error) {
 	f, err := openRegular(in.file(p))
 	var s symbols
 	if err == nil {
-		s, err = readSymbols(f, nil)
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			s, err = readSymbols(f, fi.Size(), nil)
+		}
 		f.Close()
 	}
 	in.mu.Lock()
@@ -417,7 +424,11 @@ func (in *inspector) definitions(p string, names map[string]bool) (symbols, erro
 		return symbols{}, err
 	}
 	defer f.Close()
-	return readSymbols(f, names)
+	fi, err := f.Stat()
+	if err != nil {
+		return symbols{}, err
+	}
+	return readSymbols(f, fi.Size(), names)
 }
 
 // archLess orders sm_75 < sm_90 < sm_90a < sm_100 < sm_100f.

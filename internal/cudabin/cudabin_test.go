@@ -313,8 +313,8 @@ func FuzzReadObject(f *testing.F) {
 	f.Add(must(os.ReadFile("testdata/libkernel.so")))
 	f.Add(must(os.ReadFile("testdata/sparse_rpath/libcusparse.so.12")))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		readObject(bytes.NewReader(b), "f", true)
-		readSymbols(bytes.NewReader(b), map[string]bool{"x": true})
+		readObject(bytes.NewReader(b), int64(len(b)), "f", true)
+		readSymbols(bytes.NewReader(b), int64(len(b)), map[string]bool{"x": true})
 		streamObject(bytes.NewReader(b), "f", int64(len(b)))
 	})
 }

@@ -36,7 +36,7 @@ type object struct {
 // entries of its .nv_fatbin sections, through r (size bytes): headers,
 // the dynamic section and its strings, and the fat binaries' entry
 // headers, never the rest.
-func readObject(r io.ReaderAt, path string, withFatbins bool) (obj object, err error) {
+func readObject(r io.ReaderAt, size int64, path string, withFatbins bool) (obj object, err error) {
 	defer func() {
 		// debug/elf on a hostile file must not take inspect down.
 		if p := recover(); p != nil {
@@ -51,8 +51,8 @@ func readObject(r io.ReaderAt, path string, withFatbins bool) (obj object, err e
 	if err != nil {
 		return obj, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(f.Sections) > maxSections {
-		return obj, fmt.Errorf("%s: %d sections", path, len(f.Sections))
+	if err := sane(f, size); err != nil {
+		return obj, fmt.Errorf("%s: %w", path, err)
 	}
 	obj.Path = path
 	obj.Arch = archFlag(f)
@@ -164,7 +164,7 @@ type symRef struct{ name, version, library string }
 
 // readSymbols reads a file's dynamic symbols: its versioned undefined
 // references, and, of want's names, the versions it defines.
-func readSymbols(r io.ReaderAt, want map[string]bool) (syms symbols, err error) {
+func readSymbols(r io.ReaderAt, size int64, want map[string]bool) (syms symbols, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("unreadable symbol table (%v)", p)
@@ -172,6 +172,9 @@ func readSymbols(r io.ReaderAt, want map[string]bool) (syms symbols, err error) 
 	}()
 	f, err := elf.NewFile(r)
 	if err != nil {
+		return syms, err
+	}
+	if err := sane(f, size); err != nil {
 		return syms, err
 	}
 	for _, t := range []elf.SectionType{elf.SHT_DYNSYM, elf.SHT_GNU_VERSYM, elf.SHT_GNU_VERNEED, elf.SHT_GNU_VERDEF} {
@@ -203,4 +206,21 @@ func readSymbols(r io.ReaderAt, want map[string]bool) (syms symbols, err error) 
 		}
 	}
 	return syms, nil
+}
+
+// sane refuses a file whose sections claim bytes it does not have (a
+// hostile file would make debug/elf read or allocate for them).
+func sane(f *elf.File, size int64) error {
+	if len(f.Sections) > maxSections {
+		return fmt.Errorf("%d sections", len(f.Sections))
+	}
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {
+			continue
+		}
+		if s.Offset > uint64(size) || s.Size > uint64(size)-s.Offset {
+			return fmt.Errorf("section %q runs past the end of the file", s.Name)
+		}
+	}
+	return nil
 }

@@ -120,7 +120,7 @@ func (in *inspector) member(ctx context.Context, wf *os.File, wheel string, m *z
 		if err != nil {
 			return Report{}, err
 		}
-		obj, err = readObject(io.NewSectionReader(wf, off, int64(m.UncompressedSize64)), name, true)
+		obj, err = readObject(io.NewSectionReader(wf, off, int64(m.UncompressedSize64)), int64(m.UncompressedSize64), name, true)
 		if err != nil {
 			return Report{}, err
 		}
@@ -196,7 +196,7 @@ func streamObject(r io.Reader, name string, size int64) (object, error) {
 	if _, err := io.Copy(io.Discard, tee); err != nil {
 		return object{}, fmt.Errorf("%s: %w", name, err)
 	}
-	obj, err := readObject(cap, name, false)
+	obj, err := readObject(cap, size, name, false)
 	if err != nil {
 		// The loader facts lie outside what was kept: the fat binaries
 		// still say what the file carries.
