@@ -318,3 +318,13 @@ func FuzzReadObject(f *testing.F) {
 		streamObject(bytes.NewReader(b), "f", int64(len(b)))
 	})
 }
+
+func TestADeflatedMemberWhoseStringTableFollowsItsDynamicSectionSaysWhatItNeeds(t *testing.T) {
+	defer func(n int64) { maxStreamPrefix = n }(maxStreamPrefix)
+	maxStreamPrefix = 4096 // far less than the file: .dynstr must be kept on its own
+	whl := wheelOf(t, zip.Deflate, map[string]string{"x/libcusparse.so.12": "testdata/patched/libcusparse.so.12"})
+	r := inspectOne(t, whl, Options{})
+	if len(r.Needs) != 1 || r.Needs[0].Name != "libnvJitLink.so.12" || r.Kind != "shared object" {
+		t.Errorf("%s: %+v", r.Kind, r.Needs)
+	}
+}

@@ -20,10 +20,12 @@ import (
 )
 
 // Bounds on a wheel's members.
+// maxStreamPrefix is how much of the start of a deflated member is kept
+// to read its dynamic strings from (the rest streams by); a variable for
+// tests.
+var maxStreamPrefix int64 = 32 << 20
+
 const (
-	// maxStreamPrefix is how much of the start of a deflated member is
-	// kept to read its dynamic strings from (the rest streams by).
-	maxStreamPrefix = 32 << 20
 	// maxStreamTail is kept before the section headers: .shstrtab.
 	maxStreamTail = 64 << 10
 	maxWheelFiles = 200000
@@ -169,20 +171,45 @@ func streamObject(r io.Reader, name string, size int64) (object, error) {
 	if len(head) < 64 || string(head[:4]) != elf.ELFMAG {
 		return object{}, errNotELF
 	}
-	cap := &captured{size: size}
+	cap := &captured{size: size, dynamic: -1}
 	cap.want(0, min(size, maxStreamPrefix))
 	if head[elf.EI_CLASS] == byte(elf.ELFCLASS64) && head[elf.EI_DATA] == byte(elf.ELFDATA2LSB) {
 		le := binary.LittleEndian
 		phoff, shoff := int64(le.Uint64(head[0x20:])), int64(le.Uint64(head[0x28:]))
 		phent, phnum := int64(le.Uint16(head[0x36:])), int64(le.Uint16(head[0x38:]))
 		shent, shnum := int64(le.Uint16(head[0x3a:])), int64(le.Uint16(head[0x3c:]))
+		var loads [][3]int64 // vaddr, offset, filesz
 		for i := range phnum {
 			at := phoff + i*phent
 			if at < 0 || phent < 56 || at+56 > int64(len(head)) {
 				break
 			}
-			if elf.ProgType(le.Uint32(head[at:])) == elf.PT_DYNAMIC {
-				cap.want(int64(le.Uint64(head[at+8:])), int64(le.Uint64(head[at+32:])))
+			off, filesz := int64(le.Uint64(head[at+8:])), int64(le.Uint64(head[at+32:]))
+			switch elf.ProgType(le.Uint32(head[at:])) {
+			case elf.PT_DYNAMIC:
+				cap.dynamic = len(cap.windows)
+				cap.want(off, filesz)
+			case elf.PT_LOAD:
+				loads = append(loads, [3]int64{int64(le.Uint64(head[at+16:])), off, filesz})
+			}
+		}
+		// patchelf moves .dynstr past .dynamic, to the end: once the
+		// dynamic section has passed, keep its string table if it is ahead.
+		cap.onDynamic = func(dyn []byte) {
+			var strtab, strsz int64 = -1, 0
+			for p := 0; p+16 <= len(dyn); p += 16 {
+				switch elf.DynTag(le.Uint64(dyn[p:])) {
+				case elf.DT_STRTAB:
+					strtab = int64(le.Uint64(dyn[p+8:]))
+				case elf.DT_STRSZ:
+					strsz = int64(le.Uint64(dyn[p+8:]))
+				}
+			}
+			for _, l := range loads {
+				if strtab >= l[0] && strtab < l[0]+l[2] {
+					cap.want(l[1]+strtab-l[0], strsz)
+					return
+				}
 			}
 		}
 		if shoff > 0 && shent > 0 {
@@ -216,6 +243,10 @@ type captured struct {
 	size    int64
 	off     int64
 	windows []window
+	// dynamic is the index of the dynamic segment's window (-1: none);
+	// onDynamic is called once it is whole.
+	dynamic   int
+	onDynamic func([]byte)
 }
 
 type window struct {
@@ -244,6 +275,20 @@ func (c *captured) Write(p []byte) (int, error) {
 }
 
 func (c *captured) write(p []byte) {
+	c.fill(p)
+	if c.dynamic >= 0 && c.onDynamic != nil {
+		if w := c.windows[c.dynamic]; int64(len(w.data)) == w.n {
+			f := c.onDynamic
+			c.onDynamic = nil
+			f(w.data)
+			c.fill(p) // a window just added may start in p
+		}
+	}
+	c.off += int64(len(p))
+}
+
+// fill copies what p (at c.off) holds of each window.
+func (c *captured) fill(p []byte) {
 	end := c.off + int64(len(p))
 	for i := range c.windows {
 		w := &c.windows[i]
@@ -254,7 +299,6 @@ func (c *captured) write(p []byte) {
 		upto := min(end, w.start+w.n)
 		w.data = append(w.data, p[have-c.off:upto-c.off]...)
 	}
-	c.off = end
 }
 
 func (c *captured) ReadAt(p []byte, off int64) (int, error) {

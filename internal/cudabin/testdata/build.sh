@@ -42,3 +42,7 @@ done
 cp jit121/libnvJitLink.so.12 root/opt/cuda-12.1/lib64/
 echo /opt/cuda-12.1/lib64 >root/etc/ld.so.conf
 ldconfig -X -r root -C /etc/ld.so.cache -f /etc/ld.so.conf
+# patchelf moves .dynstr past .dynamic, as PyTorch's wheels have it.
+mkdir -p patched
+cp sparse_plain/libcusparse.so.12 patched/
+patchelf --set-rpath '$ORIGIN/../jit124/a-much-longer-runpath-so-that-patchelf-moves-the-string-table' patched/libcusparse.so.12
