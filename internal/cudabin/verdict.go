@@ -177,3 +177,12 @@ func ptxRuns(arch string, gpu int) bool {
 	}
 	return n <= gpu
 }
+
+// Judge is the verdict on a report's GPU code for a GPU of compute
+// capability gpu ("8.6") and a driver ("" when unknown).
+func Judge(rep Report, gpu, driver, goos string) *Verdict {
+	return judge(rep, Options{GPU: gpu, Driver: driver, GOOS: goos})
+}
+
+// Carries words a report's architectures: "sm_75…sm_120 and compute_120".
+func Carries(rep Report) string { return carries(rep) }
