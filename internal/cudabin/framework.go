@@ -247,4 +247,3 @@ func readBounded(p string, max int64) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, max))
 }
-
