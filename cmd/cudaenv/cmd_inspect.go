@@ -112,11 +112,17 @@ func runInspect(e *env, paths []string, asJSON bool, gpu, driver string) error {
 
 func missingLibrary(r cudabin.Report) bool {
 	for _, n := range r.Needs {
-		if n.Path == "" && !strings.HasPrefix(n.Via, "not looked up") {
+		if n.Path == "" && !strings.HasPrefix(n.Via, "not looked up") && !driverLibrary(n.Name) {
 			return true
 		}
 	}
 	return false
+}
+
+// driverLibrary: the NVIDIA driver installs it, not a toolkit; a machine
+// without a driver (a build machine) lacks it, and the verdict says so.
+func driverLibrary(soname string) bool {
+	return strings.HasPrefix(soname, "libcuda.so") || strings.HasPrefix(soname, "libnvidia-ml.so")
 }
 
 // selectionLibraryPath is LD_LIBRARY_PATH as the current selection makes
@@ -201,6 +207,8 @@ func writeInspect(w io.Writer, reps []cudabin.Report) {
 			switch {
 			case strings.HasPrefix(n.Via, "not looked up"):
 				fmt.Fprintf(w, "  needs: %s%s\n", q(n.Name), by)
+			case n.Path == "" && driverLibrary(n.Name):
+				fmt.Fprintf(w, "  needs: %s%s -> not found (the NVIDIA driver's library: no driver is installed)\n", q(n.Name), by)
 			case n.Path == "":
 				fmt.Fprintf(w, "  needs: %s%s -> NOT FOUND\n", q(n.Name), by)
 			default:
