@@ -129,6 +129,7 @@ func TestVerdicts(t *testing.T) {
 		{"7.5", "580.65.06", "runs", "runs on sm_75: it has sm_75 machine code"},
 		{"sm_89", "", "no-kernel", "no kernel image for sm_89: it carries sm_75, sm_90 and compute_90, and no PTX at or below compute_89"},
 		{"9.0", "", "runs", "sm_90 machine code"},
+		{"7.8", "", "runs", "it has sm_75 machine code"},
 		{"10.0", "", "jit", "by JIT-compiling its compute_90 PTX (ISA 9.5, CUDA 13.5)"},
 		{"12.0", "570.124.06", "driver", "needs a driver of at least 580 for its CUDA 13 (this one is 570.124.06)"},
 		{"6.1", "590.44.01", "no-kernel", "no kernel image for sm_61"},

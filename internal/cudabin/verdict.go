@@ -86,12 +86,16 @@ func judge(rep Report, opt Options) *Verdict {
 	}
 	gpu := capNumber(cc)
 	v.GPU = compat.SM(cc)
-	for _, s := range rep.SASS {
+	best := ""
+	for _, s := range rep.SASS { // lowest first: the last that runs is the closest
 		if sassRuns(s, gpu) {
-			v.Status = "runs"
-			v.Message = fmt.Sprintf("runs on %s: it has %s machine code", v.GPU, s)
-			return v
+			best = s
 		}
+	}
+	if best != "" {
+		v.Status = "runs"
+		v.Message = fmt.Sprintf("runs on %s: it has %s machine code", v.GPU, best)
+		return v
 	}
 	var jit *PTX
 	for i, p := range rep.PTX {
