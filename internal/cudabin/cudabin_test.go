@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -327,5 +328,45 @@ func TestADeflatedMemberWhoseStringTableFollowsItsDynamicSectionSaysWhatItNeeds(
 	r := inspectOne(t, whl, Options{})
 	if len(r.Needs) != 1 || r.Needs[0].Name != "libnvJitLink.so.12" || r.Kind != "shared object" {
 		t.Errorf("%s: %+v", r.Kind, r.Needs)
+	}
+}
+
+func TestHostileWheelMembersAreNotedWithoutPanicking(t *testing.T) {
+	good := must(os.ReadFile("testdata/libkernel.so"))
+	var deflated bytes.Buffer
+	{
+		zw := zip.NewWriter(&deflated)
+		w, _ := zw.Create("x")
+		w.Write(good)
+		zw.Close()
+	}
+	zr := must(zip.NewReader(bytes.NewReader(deflated.Bytes()), int64(deflated.Len())))
+	raw := must(io.ReadAll(must(zr.File[0].OpenRaw())))
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	add := func(name string, method uint16, size uint64, data []byte) {
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: method, UncompressedSize64: size, CompressedSize64: uint64(len(data)), CRC32: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	add("a/libhuge.so", zip.Deflate, 1<<40, raw)                         // claims a TiB
+	add("a/libcut.so", zip.Deflate, uint64(len(good)), raw[:len(raw)/2]) // truncated stream
+	add("a/libstored.so", zip.Store, uint64(len(good)), good[:len(good)/3])
+	zw.Close()
+	p := filepath.Join(t.TempDir(), "bad-1.0-py3-none-manylinux_2_28_x86_64.whl")
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	reps, err := Inspect(context.Background(), []string{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reps {
+		if r.Kind == "unreadable" && (len(r.Notes) != 1 || strings.Contains(r.Notes[0], "\n")) {
+			t.Errorf("%s: notes %q", r.Path, r.Notes)
+		}
+	}
+	if len(reps) == 0 {
+		t.Error("no report: the faults were not said")
 	}
 }
