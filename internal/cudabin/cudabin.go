@@ -172,17 +172,28 @@ func (in *inspector) read(p string, withFatbins bool) (object, error) {
 	return readObject(f, fi.Size(), p, withFatbins)
 }
 
-// openRegular opens a regular file (a fifo or device in a hostile folder
-// is never opened for reading).
+// openRegular opens a regular file, following links as the loader does;
+// a fifo or device in a hostile folder is opened without waiting and
+// refused by the descriptor's mode, never read.
 func openRegular(p string) (*os.File, error) {
-	fi, err := os.Stat(p)
+	return openChecked(p, openFlags)
+}
+
+func openChecked(p string, flags int) (*os.File, error) {
+	f, err := os.OpenFile(p, flags, 0)
 	if err != nil {
 		return nil, err
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
 	if !fi.Mode().IsRegular() {
+		f.Close()
 		return nil, &os.PathError{Op: "open", Path: p, Err: errNotRegular}
 	}
-	return os.Open(p)
+	return f, nil
 }
 
 // loaderEnv is the dynamic loader of this machine and selection.

@@ -238,9 +238,11 @@ func torchCUDAMajor(site string) string {
 	return ""
 }
 
-// readBounded reads at most max bytes of a regular file.
+// readBounded reads at most max bytes of a regular file that is not a
+// link (as internal/venv reads a venv's text files: the caller's deadline
+// bounds the time).
 func readBounded(p string, max int64) ([]byte, error) {
-	f, err := openRegular(p)
+	f, err := openChecked(p, openFlagsNoLink)
 	if err != nil {
 		return nil, err
 	}
