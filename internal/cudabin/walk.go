@@ -83,7 +83,41 @@ func (in *inspector) folder(ctx context.Context, dir string) ([]Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	reps := make([]*Report, len(files))
+	out, err := in.each(ctx, len(files), func(i int) *Report {
+		r, err := in.elfFile(files[i])
+		switch {
+		case err == nil && interesting(r):
+			return &r
+		case err != nil && !errors.Is(err, errNotELF) && !errors.Is(err, errNotRegular):
+			u := unreadable(files[i], err)
+			return &u
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	sort.Slice(wheels, func(i, j int) bool { return wheels[i] < wheels[j] })
+	for _, w := range wheels {
+		rs, err := in.wheel(ctx, w, false)
+		if err != nil {
+			out = append(out, unreadable(w, err))
+			continue
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+// unreadable is the report on a file that could not be read.
+func unreadable(p string, err error) Report {
+	return Report{Path: p, Kind: "unreadable", SASS: []string{}, PTX: []PTX{}, Needs: []Need{}, Undefined: []Undefined{}, Notes: []string{err.Error()}}
+}
+
+// each runs report for 0..n-1 on the inspector's workers and returns the
+// reports made, in order; the context's error when it ended first.
+func (in *inspector) each(ctx context.Context, n int, report func(i int) *Report) ([]Report, error) {
+	reps := make([]*Report, n)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range in.opt.Workers {
@@ -91,40 +125,25 @@ func (in *inspector) folder(ctx context.Context, dir string) ([]Report, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if ctx.Err() != nil {
-					continue
-				}
-				r, err := in.elfFile(files[i])
-				if err == nil && interesting(r) {
-					reps[i] = &r
-				} else if err != nil && !errors.Is(err, errNotELF) && !errors.Is(err, errNotRegular) {
-					reps[i] = &Report{Path: files[i], Kind: "unreadable", SASS: []string{}, PTX: []PTX{}, Needs: []Need{}, Undefined: []Undefined{}, Notes: []string{err.Error()}}
+				if ctx.Err() == nil {
+					reps[i] = report(i)
 				}
 			}
 		}()
 	}
-	for i := range files {
+	for i := range n {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, err
 	}
 	var out []Report
 	for _, r := range reps {
 		if r != nil {
 			out = append(out, *r)
 		}
-	}
-	sort.Slice(wheels, func(i, j int) bool { return wheels[i] < wheels[j] })
-	for _, w := range wheels {
-		rs, err := in.wheel(ctx, w, false)
-		if err != nil {
-			out = append(out, Report{Path: w, Kind: "unreadable", SASS: []string{}, PTX: []PTX{}, Needs: []Need{}, Undefined: []Undefined{}, Notes: []string{err.Error()}})
-			continue
-		}
-		out = append(out, rs...)
 	}
 	return out, nil
 }

@@ -13,7 +13,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/cudaenv/cudaenv/internal/fatbin"
 	"github.com/cudaenv/cudaenv/internal/inflate"
@@ -70,41 +69,20 @@ func (in *inspector) wheel(ctx context.Context, p string, named bool) ([]Report,
 	}
 	// Largest first: the biggest member sets the time, so it starts first.
 	sort.SliceStable(members, func(i, j int) bool { return members[i].UncompressedSize64 > members[j].UncompressedSize64 })
-	reps := make([]*Report, len(members))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range in.opt.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if ctx.Err() != nil {
-					continue
-				}
-				r, err := in.member(ctx, f, p, members[i])
-				switch {
-				case errors.Is(err, errNotELF):
-				case err != nil:
-					reps[i] = &Report{Path: p + "!" + members[i].Name, Kind: "unreadable", SASS: []string{}, PTX: []PTX{}, Needs: []Need{}, Undefined: []Undefined{}, Notes: []string{err.Error()}}
-				case interesting(r):
-					reps[i] = &r
-				}
-			}
-		}()
-	}
-	for i := range members {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	var out []Report
-	for _, r := range reps {
-		if r != nil {
-			out = append(out, *r)
+	out, err := in.each(ctx, len(members), func(i int) *Report {
+		r, err := in.member(ctx, f, p, members[i])
+		switch {
+		case errors.Is(err, errNotELF):
+		case err != nil:
+			u := unreadable(p+"!"+members[i].Name, err)
+			return &u
+		case interesting(r):
+			return &r
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	if named && len(out) == 0 {
