@@ -68,10 +68,7 @@ func frameworks(ctx context.Context, e *env, sites []string, dirs []doctor.LibDi
 	}
 	var out []doctor.Framework
 	for _, fw := range cudabin.Frameworks(ctx, sites, opt) {
-		f := doctor.Framework{Name: fw.Name, Modeled: fw.Modeled}
-		if fw.Name == "torch" && in.Torch != nil {
-			f.Version = in.Torch.Version
-		}
+		f := doctor.Framework{Name: fw.Name, Version: fw.Version, Modeled: fw.Modeled}
 		if k := fw.Kernels; k != nil {
 			f.KernelFile, f.Carries = filepath.Base(k.Path), cudabin.Carries(*k)
 			for _, g := range in.GPUs {

@@ -12,8 +12,9 @@ import (
 // Framework is a Python framework's CUDA side as installed: the kernels
 // its libraries carry, and what importing it loads.
 type Framework struct {
-	Name string // torch, jax, cupy
-	Site string // the site-packages it is in
+	Name    string // torch, jax, cupy
+	Version string // torch/version.py's __version__, else its dist-info's; "" when neither says
+	Site    string // the site-packages it is in
 	// Kernels joins the GPU code of the framework's libraries; its Path
 	// is the library with the most (libtorch_cuda.so). Nil when none of
 	// its libraries has GPU code.
@@ -32,10 +33,36 @@ type Framework struct {
 var frameworkLayouts = []struct {
 	name             string
 	kernels, import_ []string
+	distInfo         string // the dist-info folder naming its version
 }{
-	{"torch", []string{"torch/lib/libtorch_cuda.so"}, []string{"torch/_C.cpython-*.so"}},
-	{"jax", []string{"jax_plugins/xla_cuda*/xla_cuda_plugin.so", "jax_cuda*_plugin/*.so"}, []string{"jax_plugins/xla_cuda*/xla_cuda_plugin.so", "jax_cuda*_plugin/*.so"}},
-	{"cupy", []string{"cupy/_core/*.so", "cupy/cuda/*.so"}, []string{"cupy/_core/core.cpython-*.so", "cupy/cuda/*.so"}},
+	{"torch", []string{"torch/lib/libtorch_cuda.so"}, []string{"torch/_C.cpython-*.so"}, "torch-*.dist-info"},
+	{"jax", []string{"jax_plugins/xla_cuda*/xla_cuda_plugin.so", "jax_cuda*_plugin/*.so"}, []string{"jax_plugins/xla_cuda*/xla_cuda_plugin.so", "jax_cuda*_plugin/*.so"}, "jax_cuda*_plugin-*.dist-info"},
+	{"cupy", []string{"cupy/_core/*.so", "cupy/cuda/*.so"}, []string{"cupy/_core/core.cpython-*.so", "cupy/cuda/*.so"}, "cupy_cuda*-*.dist-info"},
+}
+
+var (
+	reTorchVersion = regexp.MustCompile(`(?m)^__version__(?::\s*str)?\s*=\s*['"]([0-9][0-9A-Za-z.+_-]{0,63})['"]`)
+	reDistVersion  = regexp.MustCompile(`-([0-9][0-9A-Za-z.+_]{0,63})\.dist-info$`)
+)
+
+// frameworkVersion is torch/version.py's __version__ (the local part,
+// +cu132, included), else the version in the name of the framework's
+// dist-info folder.
+func frameworkVersion(site, name, distInfo string) string {
+	if name == "torch" {
+		if b, err := readBounded(filepath.Join(site, "torch", "version.py"), 64<<10); err == nil {
+			if m := reTorchVersion.FindSubmatch(b); m != nil {
+				return string(m[1])
+			}
+		}
+	}
+	m, _ := filepath.Glob(filepath.Join(site, distInfo))
+	if len(m) == 1 {
+		if v := reDistVersion.FindStringSubmatch(filepath.Base(m[0])); v != nil {
+			return v[1]
+		}
+	}
+	return ""
 }
 
 // maxFrameworkFiles bounds the libraries read for one framework.
@@ -56,7 +83,7 @@ func Frameworks(ctx context.Context, sites []string, opt Options) []Framework {
 			if len(kernels) == 0 && len(imports) == 0 {
 				continue
 			}
-			fw := Framework{Name: fl.name, Site: site}
+			fw := Framework{Name: fl.name, Site: site, Version: frameworkVersion(site, fl.name, fl.distInfo)}
 			in := newInspector(opt)
 			for _, k := range kernels {
 				r, err := in.elfFile(k)

@@ -87,6 +87,9 @@ func TestTorchLoadingItsWheelsByPathIsModeled(t *testing.T) {
 		t.Fatalf("frameworks %+v", fws)
 	}
 	torch := fws[0]
+	if torch.Version != "2.15.0+cu124" {
+		t.Errorf("torch version %q", torch.Version)
+	}
 	if !torch.Modeled || torch.Kernels == nil || filepath.Base(torch.Kernels.Path) != "libtorch_cuda.so" || !slices.Equal(torch.Kernels.SASS, []string{"sm_75", "sm_90"}) {
 		t.Errorf("torch: modeled %v kernels %+v", torch.Modeled, torch.Kernels)
 	}
