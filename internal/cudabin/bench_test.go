@@ -16,6 +16,7 @@ import (
 // BenchmarkInspectLibrary is one nvcc-built shared object: its fat
 // binary, its loader facts and its runtime's symbols.
 func BenchmarkInspectLibrary(b *testing.B) {
+	defer cpuPerOp(b)()
 	for b.Loop() {
 		if _, err := Inspect(context.Background(), []string{"testdata/libkernel.so"}, Options{DefaultDirs: []string{}, GPU: "8.6"}); err != nil {
 			b.Fatal(err)
@@ -28,6 +29,7 @@ func BenchmarkInspectLibrary(b *testing.B) {
 // members to nothing, the least a reader of deflated members must do.
 func BenchmarkInspectWheel(b *testing.B) {
 	whl := benchEnv(b, "CUDAENV_INSPECT_WHEEL")
+	defer cpuPerOp(b)()
 	for b.Loop() {
 		if _, err := Inspect(context.Background(), []string{whl}, Options{GPU: "8.6"}); err != nil {
 			b.Fatal(err)
@@ -37,6 +39,7 @@ func BenchmarkInspectWheel(b *testing.B) {
 
 func BenchmarkInflateWheelBaseline(b *testing.B) {
 	whl := benchEnv(b, "CUDAENV_INSPECT_WHEEL")
+	defer cpuPerOp(b)()
 	for b.Loop() {
 		zr, err := zip.OpenReader(whl)
 		if err != nil {
@@ -72,6 +75,7 @@ func BenchmarkInflateWheelBaseline(b *testing.B) {
 // whole, as a tool that reads each file would.
 func BenchmarkInspectVenv(b *testing.B) {
 	venv := benchEnv(b, "CUDAENV_INSPECT_VENV")
+	defer cpuPerOp(b)()
 	for b.Loop() {
 		if _, err := Inspect(context.Background(), []string{venv}, Options{GPU: "8.6"}); err != nil {
 			b.Fatal(err)
@@ -81,6 +85,7 @@ func BenchmarkInspectVenv(b *testing.B) {
 
 func BenchmarkReadVenvBaseline(b *testing.B) {
 	venv := benchEnv(b, "CUDAENV_INSPECT_VENV")
+	defer cpuPerOp(b)()
 	for b.Loop() {
 		filepath.WalkDir(venv, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.Type().IsRegular() {
@@ -97,6 +102,14 @@ func BenchmarkReadVenvBaseline(b *testing.B) {
 			}
 			return nil
 		})
+	}
+}
+
+// cpuPerOp reports the CPU time per operation beside the wall time.
+func cpuPerOp(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 	}
 }
 

@@ -112,6 +112,7 @@ type inspector struct {
 	// venv's files are mostly the same ones).
 	objs map[string]objResult
 	syms map[string]symResult
+	defs map[string]symResult
 }
 
 type objResult struct {
@@ -131,7 +132,7 @@ func newInspector(opt Options) *inspector {
 	if opt.MaxFiles <= 0 {
 		opt.MaxFiles = 20000
 	}
-	return &inspector{opt: opt, objs: map[string]objResult{}, syms: map[string]symResult{}}
+	return &inspector{opt: opt, objs: map[string]objResult{}, syms: map[string]symResult{}, defs: map[string]symResult{}}
 }
 
 // file is the path the loader reads path at (Root prefixed).
@@ -428,18 +429,29 @@ func (in *inspector) symbols(p string) (symbols, error) {
 	return s, err
 }
 
-// definitions reads which of names a file defines, at which versions.
-func (in *inspector) definitions(p string, names map[string]bool) (symbols, error) {
+// definitions is what a file defines, at which versions: read once (the
+// files asked are those versioned references name: libc, libstdc++,
+// NVIDIA's libraries), then kept for every file that loads it.
+func (in *inspector) definitions(p string, _ map[string]bool) (symbols, error) {
+	in.mu.Lock()
+	r, ok := in.defs[p]
+	in.mu.Unlock()
+	if ok {
+		return r.syms, r.err
+	}
+	var s symbols
 	f, err := openRegular(in.file(p))
-	if err != nil {
-		return symbols{}, err
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			s, err = readSymbols(f, fi.Size(), func(string) bool { return true })
+		}
+		f.Close()
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return symbols{}, err
-	}
-	return readSymbols(f, fi.Size(), names)
+	in.mu.Lock()
+	in.defs[p] = symResult{s, err}
+	in.mu.Unlock()
+	return s, err
 }
 
 // archLess orders sm_75 < sm_90 < sm_90a < sm_100 < sm_100f.

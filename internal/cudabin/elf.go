@@ -163,8 +163,9 @@ type symbols struct {
 type symRef struct{ name, version, library string }
 
 // readSymbols reads a file's dynamic symbols: its versioned undefined
-// references, and, of want's names, the versions it defines.
-func readSymbols(r io.ReaderAt, size int64, want map[string]bool) (syms symbols, err error) {
+// references, and, of the names keep accepts (nil: none), the versions it
+// defines.
+func readSymbols(r io.ReaderAt, size int64, keep func(string) bool) (syms symbols, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("unreadable symbol table (%v)", p)
@@ -201,7 +202,7 @@ func readSymbols(r io.ReaderAt, size int64, want map[string]bool) (syms symbols,
 			}
 			continue
 		}
-		if want[s.Name] {
+		if keep != nil && keep(s.Name) {
 			syms.defined[s.Name] = append(syms.defined[s.Name], s.Version)
 		}
 	}
