@@ -87,12 +87,15 @@ func (e Env) Load(roots ...Object) Result {
 	}
 	type node struct {
 		obj    Object
-		loader int // index in nodes of the object that loaded it; -1 for a root
+		loader int    // index in nodes of the object that loaded it; -1 for a root
+		as     string // the DT_NEEDED name it was loaded for ("" for a root)
 	}
 	var nodes []node
+	// An object answers to its soname, its path and the name it was
+	// loaded as (glibc's l_libname).
 	loaded := func(name string) (Object, bool) {
 		for _, n := range nodes {
-			if n.obj.Soname == name || n.obj.Path == name || path.Base(n.obj.Path) == name && n.obj.Soname == "" {
+			if n.obj.Soname == name || n.obj.Path == name || n.as == name || path.Base(n.obj.Path) == name && n.obj.Soname == "" {
 				return n.obj, true
 			}
 		}
@@ -103,7 +106,7 @@ func (e Env) Load(roots ...Object) Result {
 			continue
 		}
 		first := len(nodes)
-		nodes = append(nodes, node{root, -1})
+		nodes = append(nodes, node{root, -1, ""})
 		// Breadth first from this root: its needs, then theirs.
 		for i := first; i < len(nodes); i++ {
 			obj := nodes[i].obj
@@ -129,7 +132,7 @@ func (e Env) Load(roots ...Object) Result {
 					res.Truncated = true
 					continue
 				}
-				nodes = append(nodes, node{found, i})
+				nodes = append(nodes, node{found, i, name})
 			}
 		}
 	}

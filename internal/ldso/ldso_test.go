@@ -114,6 +114,13 @@ func TestASonameLoadedFirstIsUsedAgainAndLoopsEnd(t *testing.T) {
 	if got := picks(r); !slices.Equal(got, want) {
 		t.Errorf("%q", got)
 	}
+	// A library loaded as libx.so answers to that name though its soname
+	// is libx.so.1.
+	fs2 := fakeFS{"/l/libx.so": {Arch: x86, Soname: "libx.so.1"}, "/l/liby.so": {Arch: x86, Soname: "liby.so", Needed: []string{"libx.so"}}}
+	r = Env{Open: fs2.open, LibraryPath: []string{"/l"}, DefaultDirs: []string{}}.Load(Object{Path: "/main", Arch: x86, Needed: []string{"libx.so", "liby.so"}})
+	if got := picks(r); got[2] != "libx.so<-/l/liby.so: /l/libx.so (already loaded)" {
+		t.Errorf("%q", got)
+	}
 	// Many distinct objects are capped.
 	many := fakeFS{}
 	for i := range 100 {
