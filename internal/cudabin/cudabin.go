@@ -280,14 +280,10 @@ func (in *inspector) resolve(rep *Report, obj object) {
 	}
 	// The file's own libraries first, then what they load.
 	seen := map[string]bool{}
-	picked := map[string]ldso.Pick{}
 	for _, own := range []bool{true, false} {
 		for _, pk := range res.Picks {
 			if (pk.By == obj.Path) != own {
 				continue
-			}
-			if _, ok := picked[pk.Name]; !ok || pk.Path != "" && picked[pk.Name].Path == "" {
-				picked[pk.Name] = pk
 			}
 			if seen[pk.Name] || !IsCUDALibrary(pk.Name) {
 				continue
