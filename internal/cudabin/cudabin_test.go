@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudaenv/cudaenv/compat"
 	"github.com/cudaenv/cudaenv/internal/ldso"
 )
 
@@ -368,5 +369,42 @@ func TestHostileWheelMembersAreNotedWithoutPanicking(t *testing.T) {
 	}
 	if len(reps) == 0 {
 		t.Error("no report: the faults were not said")
+	}
+}
+
+func TestADeflatedMemberWhoseSectionNamesPassedBeforeTheirHeadersIsRead(t *testing.T) {
+	defer func(n, m int64) { maxStreamTail, maxStreamPrefix = n, m }(maxStreamTail, maxStreamPrefix)
+	// As when a .symtab lies between .shstrtab and the headers (lld): the
+	// start (with .dynstr) is kept, .shstrtab (at 0x50df) is not.
+	maxStreamTail, maxStreamPrefix = 0, 0x1000
+	whl := wheelOf(t, zip.Deflate, map[string]string{"x/libkernel.so": "testdata/libkernel.so"})
+	r := inspectOne(t, whl, Options{})
+	if r.Kind != "shared object" || len(r.Needs) != 1 || r.Needs[0].Name != "libcudart.so.13" || !slices.Equal(r.SASS, []string{"sm_75", "sm_90"}) {
+		t.Errorf("%s: needs %+v sass %v", r.Kind, r.Needs, r.SASS)
+	}
+}
+
+func TestTheCUDAMajorComesFromSonamesThatFollowIt(t *testing.T) {
+	for _, tt := range []struct {
+		needs []string
+		ptx   string
+		want  int
+	}{
+		{[]string{"libcusparse.so.12", "libcublas.so.13"}, "", 13}, // CUDA 13's cuSPARSE is .so.12
+		{[]string{"libcusparse.so.12", "libcufft.so.12"}, "", 0},
+		{[]string{"libcudart.so.12"}, "9.0", 12},
+		{nil, "8.4", 12},
+	} {
+		rep := Report{}
+		for _, n := range tt.needs {
+			rep.Needs = append(rep.Needs, Need{Name: n})
+		}
+		if tt.ptx != "" {
+			built, _ := compat.PTXBuiltWith(tt.ptx)
+			rep.PTX = []PTX{{Arch: "compute_80", ISA: tt.ptx, BuiltWith: built}}
+		}
+		if got := cudaMajor(rep); got != tt.want {
+			t.Errorf("%v %s: %d, want %d", tt.needs, tt.ptx, got, tt.want)
+		}
 	}
 }

@@ -24,8 +24,9 @@ func (v *Verdict) Problem() bool {
 }
 
 // cudaMajor is the CUDA major a file's libraries or PTX say it was built
-// for: libcudart.so.13 is CUDA 13 (as are cuBLAS, NVRTC, nvJitLink and
-// cuSPARSE, whose sonames follow CUDA's major); 0 when nothing says.
+// for: libcudart.so.13 is CUDA 13, as are cuBLAS, NVRTC and nvJitLink,
+// whose sonames follow CUDA's major (cuSPARSE's and cuFFT's do not: CUDA
+// 13 ships libcusparse.so.12); 0 when nothing says.
 func cudaMajor(rep Report) int {
 	for _, n := range rep.Needs {
 		base, ver, ok := strings.Cut(n.Name, ".so.")
@@ -33,7 +34,7 @@ func cudaMajor(rep Report) int {
 			continue
 		}
 		switch base {
-		case "libcudart", "libcublas", "libcublasLt", "libnvrtc", "libnvJitLink", "libcusparse":
+		case "libcudart", "libcublas", "libcublasLt", "libnvrtc", "libnvJitLink":
 			major, _, _ := strings.Cut(ver, ".")
 			if m, err := strconv.Atoi(major); err == nil && m >= 10 && m < 100 {
 				return m

@@ -24,9 +24,12 @@ import (
 // tests.
 var maxStreamPrefix int64 = 32 << 20
 
+// maxStreamTail is kept before the section headers, where GNU ld puts
+// .shstrtab; a variable for tests.
+var maxStreamTail int64 = 64 << 10
+
 const (
-	// maxStreamTail is kept before the section headers: .shstrtab.
-	maxStreamTail = 64 << 10
+	maxNamesTable = 64 << 10 // a sane .shstrtab
 	maxWheelFiles = 200000
 )
 
@@ -201,6 +204,7 @@ func streamObject(r io.Reader, name string, size int64) (object, error) {
 	if _, err := io.Copy(io.Discard, tee); err != nil {
 		return object{}, fmt.Errorf("%s: %w", name, err)
 	}
+	cap.nameless(head)
 	obj, err := readObject(cap, size, name, false)
 	if err != nil {
 		// The loader facts lie outside what was kept: the fat binaries
@@ -225,6 +229,8 @@ type captured struct {
 	// onDynamic is called once it is whole.
 	dynamic   int
 	onDynamic func([]byte)
+	// zeros is a range read as zeros (the section names' table).
+	zeros [2]int64
 }
 
 type window struct {
@@ -285,5 +291,35 @@ func (c *captured) ReadAt(p []byte, off int64) (int, error) {
 			return copy(p, w.data[off-w.start:]), nil
 		}
 	}
+	if z := c.zeros; len(p) > 0 && off >= z[0] && off+int64(len(p)) <= z[1] {
+		clear(p)
+		return len(p), nil
+	}
 	return 0, errNotKept
+}
+
+// nameless makes the section names' table read as zeros when it streamed
+// by before the section headers said where it was (a .symtab between
+// them, as in JAX's plugin): the sections are then nameless, and inspect
+// finds the ones it reads by their types.
+func (c *captured) nameless(head []byte) {
+	if len(head) < 64 || head[elf.EI_CLASS] != byte(elf.ELFCLASS64) || head[elf.EI_DATA] != byte(elf.ELFDATA2LSB) {
+		return
+	}
+	le := binary.LittleEndian
+	shoff, shent, idx := int64(le.Uint64(head[0x28:])), int64(le.Uint16(head[0x3a:])), int64(le.Uint16(head[0x3e:]))
+	var h [64]byte
+	if shent < 64 || c.readAt(h[:], shoff+idx*shent) != nil {
+		return
+	}
+	off, n := int64(le.Uint64(h[0x18:])), int64(le.Uint64(h[0x20:]))
+	if off < 0 || n < 0 || n > maxNamesTable || c.readAt(make([]byte, n), off) == nil {
+		return // kept, or not a names' table of a sane size
+	}
+	c.zeros = [2]int64{off, off + n}
+}
+
+func (c *captured) readAt(p []byte, off int64) error {
+	_, err := c.ReadAt(p, off)
+	return err
 }
