@@ -47,6 +47,9 @@ func cudaMajor(rep Report) int {
 			best = p.BuiltWith
 		}
 	}
+	if best == "" {
+		return 0
+	}
 	return compat.Major(best)
 }
 
