@@ -384,6 +384,15 @@ func TestADeflatedMemberWhoseSectionNamesPassedBeforeTheirHeadersIsRead(t *testi
 	}
 }
 
+func TestTheVerdictNamesTheClosestPortableMachineCode(t *testing.T) {
+	rep := Report{SASS: []string{"sm_80", "sm_86", "sm_90", "sm_90a"}}
+	for gpu, want := range map[string]string{"8.9": "sm_86", "9.0": "sm_90", "8.6": "sm_86"} {
+		if v := Judge(rep, gpu, "", "linux"); v.Status != "runs" || !strings.Contains(v.Message, "it has "+want+" machine code") {
+			t.Errorf("%s: %+v", gpu, v)
+		}
+	}
+}
+
 func TestTheCUDAMajorComesFromSonamesThatFollowIt(t *testing.T) {
 	for _, tt := range []struct {
 		needs []string

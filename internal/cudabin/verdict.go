@@ -90,10 +90,10 @@ func judge(rep Report, opt Options) *Verdict {
 	}
 	gpu := capNumber(cc)
 	v.GPU = compat.SM(cc)
-	best := ""
-	for _, s := range rep.SASS { // lowest first: the last that runs is the closest
-		if sassRuns(s, gpu) {
-			best = s
+	best, bestN := "", -1
+	for _, s := range rep.SASS { // lowest first; sm_90 before sm_90a
+		if n, _ := archNumber(s); sassRuns(s, gpu) && n > bestN {
+			best, bestN = s, n
 		}
 	}
 	if best != "" {
