@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -60,7 +61,7 @@ Nothing is run: no CUDA tools are needed.`,
 	}}
 }
 
-var reDriverFlag = regexp.MustCompile(`^[0-9]{2,4}(\.[0-9]{1,4}){0,2}$`)
+var reDriverFlag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{2,4}(\.[0-9]{1,4}){0,2}$`) })
 
 func runInspect(e *env, paths []string, asJSON bool, gpu, driver string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), inspectDeadline)
@@ -73,7 +74,7 @@ func runInspect(e *env, paths []string, asJSON bool, gpu, driver string) error {
 		}
 		opt.GPU = cc
 	}
-	if driver != "" && !reDriverFlag.MatchString(driver) {
+	if driver != "" && !reDriverFlag().MatchString(driver) {
 		return fmt.Errorf("--driver %q: not a driver version; give one like 550.54.15", termsafe.Escape(driver))
 	}
 	h := e.host(gpu == "" || driver == "")

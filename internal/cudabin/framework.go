@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Framework is a Python framework's CUDA side as installed: the kernels
@@ -41,8 +42,10 @@ var frameworkLayouts = []struct {
 }
 
 var (
-	reTorchVersion = regexp.MustCompile(`(?m)^__version__(?::\s*str)?\s*=\s*['"]([0-9][0-9A-Za-z.+_-]{0,63})['"]`)
-	reDistVersion  = regexp.MustCompile(`-([0-9][0-9A-Za-z.+_]{0,63})\.dist-info$`)
+	reTorchVersion = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^__version__(?::\s*str)?\s*=\s*['"]([0-9][0-9A-Za-z.+_-]{0,63})['"]`)
+	})
+	reDistVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-([0-9][0-9A-Za-z.+_]{0,63})\.dist-info$`) })
 )
 
 // frameworkVersion is torch/version.py's __version__ (the local part,
@@ -51,14 +54,14 @@ var (
 func frameworkVersion(site, name, distInfo string) string {
 	if name == "torch" {
 		if b, err := readBounded(filepath.Join(site, "torch", "version.py"), 64<<10); err == nil {
-			if m := reTorchVersion.FindSubmatch(b); m != nil {
+			if m := reTorchVersion().FindSubmatch(b); m != nil {
 				return string(m[1])
 			}
 		}
 	}
 	m, _ := filepath.Glob(filepath.Join(site, distInfo))
 	if len(m) == 1 {
-		if v := reDistVersion.FindStringSubmatch(filepath.Base(m[0])); v != nil {
+		if v := reDistVersion().FindStringSubmatch(filepath.Base(m[0])); v != nil {
 			return v[1]
 		}
 	}
@@ -174,9 +177,13 @@ func globAll(site string, patterns []string) []string {
 const maxInitBytes = 1 << 20
 
 var (
-	reCudaLibs   = regexp.MustCompile(`\(\s*"([A-Za-z0-9_]{1,64})"\s*,\s*"(lib[A-Za-z0-9_+-]{1,64}\.so\.\*\[0-9\])"\s*\)`)
-	rePreload    = regexp.MustCompile(`_preload_cuda_(?:deps|lib)\(\s*"([A-Za-z0-9_]{1,64})"\s*,\s*"(lib[A-Za-z0-9_+-]{1,64}\.so\.\*\[0-9\])"`)
-	rePreloadAll = regexp.MustCompile(`_preload_cuda_deps\((?:required=False)?\)`)
+	reCudaLibs = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\(\s*"([A-Za-z0-9_]{1,64})"\s*,\s*"(lib[A-Za-z0-9_+-]{1,64}\.so\.\*\[0-9\])"\s*\)`)
+	})
+	rePreload = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`_preload_cuda_(?:deps|lib)\(\s*"([A-Za-z0-9_]{1,64})"\s*,\s*"(lib[A-Za-z0-9_+-]{1,64}\.so\.\*\[0-9\])"`)
+	})
+	rePreloadAll = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`_preload_cuda_deps\((?:required=False)?\)`) })
 )
 
 // torchPreloads is what torch's own __init__.py loads before torch._C:
@@ -201,15 +208,15 @@ func torchPreloads(site string, opt Options) (roots []string, ok bool) {
 		body = body[:end+1]
 	}
 	var all [][2]string
-	for _, m := range reCudaLibs.FindAllStringSubmatch(src, 64) {
+	for _, m := range reCudaLibs().FindAllStringSubmatch(src, 64) {
 		all = append(all, [2]string{m[1], m[2]})
 	}
 	success, failure, _ := strings.Cut(body, "except OSError")
 	var libs [][2]string
-	if rePreloadAll.MatchString(success) {
+	if rePreloadAll().MatchString(success) {
 		libs = all
 	}
-	for _, m := range rePreload.FindAllStringSubmatch(success, 64) {
+	for _, m := range rePreload().FindAllStringSubmatch(success, 64) {
 		libs = append(libs, [2]string{m[1], m[2]})
 	}
 	in := newInspector(opt)
@@ -251,7 +258,7 @@ func wheelLibrary(site, folder, name, major string) string {
 	return ""
 }
 
-var reTorchCUDA = regexp.MustCompile(`(?m)^cuda(?::\s*[^=]+)?\s*=\s*['"]([0-9]{1,3})\.`)
+var reTorchCUDA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^cuda(?::\s*[^=]+)?\s*=\s*['"]([0-9]{1,3})\.`) })
 
 // torchCUDAMajor is torch.version.cuda's major from torch/version.py.
 func torchCUDAMajor(site string) string {
@@ -259,7 +266,7 @@ func torchCUDAMajor(site string) string {
 	if err != nil {
 		return ""
 	}
-	if m := reTorchCUDA.FindSubmatch(b); m != nil {
+	if m := reTorchCUDA().FindSubmatch(b); m != nil {
 		return string(m[1])
 	}
 	return ""
