@@ -37,6 +37,11 @@
 #      calling it without a GPU prints the driver error. TORCH_VERSION=X
 #      picks the release; ONLY_EXTENSIONS=1 runs this step alone (the
 #      torch wheel is about 900 MB).
+#   8. CUDA 13 minimal with nccl@2.30 and cusparselt@0.8 from PyPI: a C++
+#      program calling ncclGetVersion and cusparseLtInit compiles and links
+#      in a project selecting them with nothing but what the bash hook sets
+#      (CPATH, LIBRARY_PATH), prints the NCCL version, and leaving the
+#      project takes every variable back (ONLY_PRODUCTS=1: this step alone).
 #   9. cudaenv inspect against NVIDIA's own tools and the loader: (a) on
 #      the cuSPARSE and cuBLASLt of CUDA 13.2's wheels (zstd and plain
 #      fat binaries) and on CUDA 12.4's cuSPARSE (LZ4), inspect lists the
@@ -49,11 +54,6 @@
 #      verdicts match what `python -c "import torch"` does under that
 #      selection (ONLY_INSPECT=1: this step alone, about 4 GB with torch;
 #      SKIP_TORCH=1 leaves (c) out).
-#   8. CUDA 13 minimal with nccl@2.30 and cusparselt@0.8 from PyPI: a C++
-#      program calling ncclGetVersion and cusparseLtInit compiles and links
-#      in a project selecting them with nothing but what the bash hook sets
-#      (CPATH, LIBRARY_PATH), prints the NCCL version, and leaving the
-#      project takes every variable back (ONLY_PRODUCTS=1: this step alone).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
