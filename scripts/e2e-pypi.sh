@@ -49,10 +49,12 @@
 #      (b) with the real cuSPARSE 12.3 and nvJitLink 12.4 wheels and
 #      CUDA 12.1.1 selected, it names the missing __nvJitLink*_12_4
 #      symbols and the 12.1 library the loader picks (and none with
-#      libraries=off); (c) with the newest torch in a venv and CUDA 13.0
-#      selected with its libraries on, doctor's kernels and libraries
-#      verdicts match what `python -c "import torch"` does under that
-#      selection (ONLY_INSPECT=1: this step alone, about 4 GB with torch;
+#      libraries=off); (c) with torch in a venv (the newest, or
+#      TORCH_VERSION) and an older CUDA of its major selected with its
+#      libraries on (12.1.1 for a CUDA 12 torch, 13.0 for CUDA 13),
+#      doctor's kernels and libraries verdicts match what
+#      `python -c "import torch"` does under that selection
+#      (ONLY_INSPECT=1: this step alone, about 4 GB with torch;
 #      SKIP_TORCH=1 leaves (c) out).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
@@ -291,16 +293,27 @@ for p in f["ptx"]: print("PTX", p["arch"].replace("compute_", "sm_"))
 	done_step
 	[[ -z "${SKIP_TORCH:-}" ]] || return 0
 
-	step "(9c) doctor's kernels and libraries verdicts on the newest torch with CUDA 13.0's libraries selected match importing it"
+	step "(9c) doctor's kernels and libraries verdicts on torch${TORCH_VERSION:+ $TORCH_VERSION} with an older CUDA's libraries selected match importing it"
 	local tvenv="$work/inspect torch venv"
 	python3 -m venv "$tvenv"
 	"$tvenv/bin/python" "${pip[@]}" "torch${TORCH_VERSION:+==$TORCH_VERSION}"
-	cudaenv install 13.0 --source pypi --components cuda_cudart,libnvjitlink,libcusparse,libcublas
+	# An older release of torch's CUDA major, with the libraries its
+	# wheels bring too: CUDA 12.1.1 for a CUDA 12 torch (the nvJitLink
+	# trap of torch 2.1 to 2.5), 13.0 for a CUDA 13 one.
+	local tsite tcuda sel
+	tsite=$("$tvenv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	tcuda=$(sed -n -E "s/^cuda(: [^=]*)? *= *'([0-9]+)\..*/\2/p" "$tsite/torch/version.py")
+	case $tcuda in
+	12) sel=12.1.1 ;;
+	13) sel=13.0 ;;
+	*) die "torch's version.py names CUDA '$tcuda'" ;;
+	esac
+	cudaenv install "$sel" --source pypi --components cuda_cudart,libnvjitlink,libcusparse,libcublas
 	local import_code doctor_out lib_status
 	set +e
-	(cd "$work" && cudaenv exec 13.0 -- "$tvenv/bin/python" -c 'import torch; print("torch", torch.__version__, "imports")')
+	(cd "$work" && cudaenv exec "$sel" -- "$tvenv/bin/python" -c 'import torch; print("torch", torch.__version__, "imports")')
 	import_code=$?
-	doctor_out=$(cd "$work" && CUDAENV_VERSION=13.0 VIRTUAL_ENV="$tvenv" cudaenv doctor 2>&1)
+	doctor_out=$(cd "$work" && CUDAENV_VERSION="$sel" VIRTUAL_ENV="$tvenv" cudaenv doctor 2>&1)
 	set -e
 	grep -A1 -E '^(ok|warn|FAIL|skip) +(kernels|libraries)' <<<"$doctor_out" || true
 	lib_status=$(sed -n -E 's/^(ok|warn|FAIL|skip) +libraries .*/\1/p' <<<"$doctor_out")
@@ -310,7 +323,7 @@ for p in f["ptx"]: print("PTX", p["arch"].replace("compute_", "sm_"))
 	else
 		[[ "$lib_status" == FAIL ]] || die "import torch fails (exit $import_code), and doctor's libraries check says $lib_status"
 	fi
-	echo "import torch exit $import_code; doctor libraries: $lib_status"
+	echo "CUDA $sel selected: import torch exit $import_code; doctor libraries: $lib_status"
 	done_step
 }
 if [[ -n "${ONLY_INSPECT:-}" ]]; then
