@@ -178,7 +178,9 @@ const maxInitBytes = 1 << 20
 
 var (
 	reCudaLibs = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\(\s*"([A-Za-z0-9_]{1,64})"\s*,\s*"(lib[A-Za-z0-9_+-]{1,64}\.so\.\*\[0-9\])"\s*\)`)
+		// ("cublas", "libcublas.so.*[0-9]") in a list (PyTorch 2.6 on), or
+		// "cublas": "libcublas.so.*[0-9]" in a dict (before).
+		return regexp.MustCompile(`(?m)(?:\(|^)\s*"([A-Za-z0-9_]{1,64})"\s*[,:]\s*"(lib[A-Za-z0-9_+-]{1,64}\.so\.\*\[0-9\])"`)
 	})
 	rePreload = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`_preload_cuda_(?:deps|lib)\(\s*"([A-Za-z0-9_]{1,64})"\s*,\s*"(lib[A-Za-z0-9_+-]{1,64}\.so\.\*\[0-9\])"`)
@@ -220,24 +222,29 @@ func torchPreloads(site string, opt Options) (roots []string, ok bool) {
 		libs = append(libs, [2]string{m[1], m[2]})
 	}
 	in := newInspector(opt)
-	roots = []string{deps}
-	// The global deps library loads when its own libraries are found.
+	// The global deps library loads when its own libraries are found;
+	// else torch preloads every library of its list and loads it again.
+	failed := false
 	if obj, err := in.open(deps, false); err == nil {
 		res := in.loaderEnv().Load(obj.Object)
 		for _, pk := range res.Picks {
 			if pk.Path == "" && strings.Contains(failure, "_preload_cuda_deps") {
-				libs = all // it fails; torch preloads everything and tries again
+				failed, libs = true, all
 				break
 			}
 		}
 	}
 	major := torchCUDAMajor(site)
+	var pre []string
 	for _, l := range libs {
 		if p := wheelLibrary(site, l[0], l[1], major); p != "" {
-			roots = append(roots, p)
+			pre = append(pre, p)
 		}
 	}
-	return roots, true
+	if failed {
+		return append(pre, deps), true
+	}
+	return append([]string{deps}, pre...), true
 }
 
 // wheelLibrary is what torch's _get_cuda_dep_paths finds first:

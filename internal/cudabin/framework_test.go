@@ -57,14 +57,19 @@ def other():
     pass
 `
 
-// An older torch's: only when the global deps library fails to load.
+// An older torch's (2.5's): only when the global deps library fails to
+// load, from a dict.
 const torchInitOld = `
 def _load_global_deps() -> None:
     try:
         ctypes.CDLL(global_deps_lib_path, mode=ctypes.RTLD_GLOBAL)
     except OSError as err:
-        cuda_libs = {"nvjitlink": "libnvJitLink.so.*[0-9]"}
-        _preload_cuda_deps(lib_folder, lib_name)
+        cuda_libs: Dict[str, str] = {
+            "nvjitlink": "libnvJitLink.so.*[0-9]",
+        }
+        for lib_folder, lib_name in cuda_libs.items():
+            _preload_cuda_deps(lib_folder, lib_name)
+        ctypes.CDLL(global_deps_lib_path, mode=ctypes.RTLD_GLOBAL)
 `
 
 func torchSite(t *testing.T, init string) string {
@@ -111,5 +116,13 @@ func TestTorchLoadingItsWheelsByPathIsModeled(t *testing.T) {
 	torch = Frameworks(context.Background(), []string{site}, opt)[0]
 	if len(torch.Import.Undefined) != 1 || torch.Import.Undefined[0].Symbol != "__nvJitLinkComplete_12_4@libnvJitLink.so.12" || torch.Import.Undefined[0].Picked != "testdata/jit121/libnvJitLink.so.12" {
 		t.Errorf("old torch import: needs %+v undefined %+v", torch.Import.Needs, torch.Import.Undefined)
+	}
+	// When its global deps do not load (their library is found nowhere),
+	// it preloads its dict's libraries by path and loads again.
+	site = torchSite(t, torchInitOld)
+	os.WriteFile(filepath.Join(site, "torch", "lib", "libtorch_global_deps.so"), must(os.ReadFile("testdata/sparse_plain/libcusparse.so.12")), 0o644) // needs libnvJitLink.so.12
+	torch = Frameworks(context.Background(), []string{site}, Options{DefaultDirs: []string{}})[0]
+	if len(torch.Import.Undefined) != 0 || len(torch.Import.Needs) != 1 || !strings.HasPrefix(torch.Import.Needs[0].Path, site) {
+		t.Errorf("old torch, deps preloaded: needs %+v undefined %+v", torch.Import.Needs, torch.Import.Undefined)
 	}
 }
