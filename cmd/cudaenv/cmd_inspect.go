@@ -89,6 +89,9 @@ func runInspect(e *env, paths []string, asJSON bool, gpu, driver string) error {
 	opt.LibraryPath = selectionLibraryPath(e)
 	opt.Cache = readLoaderCache(ldCacheFile)
 	reps, err := cudabin.Inspect(ctx, paths, opt)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("inspect: not done within %s (a file system that does not answer?); name fewer or smaller folders", inspectDeadline)
+	}
 	if err != nil {
 		return fmt.Errorf("inspect: %w", err)
 	}

@@ -10,6 +10,7 @@ package cudabin
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,17 +93,34 @@ type Options struct {
 // Inspect reports on each path: an ELF file, a wheel, or a folder (every
 // ELF file and wheel in it). Files without CUDA code or CUDA libraries in
 // a folder or wheel are left out; a file named is always reported.
+//
+// It returns when ctx ends even if a read is stuck (a file system that
+// does not answer): the reading goes on in the background, unreported.
 func Inspect(ctx context.Context, paths []string, opt Options) ([]Report, error) {
-	in := newInspector(opt)
-	var out []Report
-	for _, p := range paths {
-		reps, err := in.path(ctx, p)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, reps...)
+	type result struct {
+		reps []Report
+		err  error
 	}
-	return out, nil
+	done := make(chan result, 1)
+	go func() {
+		in := newInspector(opt)
+		var out []Report
+		for _, p := range paths {
+			reps, err := in.path(ctx, p)
+			if err != nil {
+				done <- result{out, err}
+				return
+			}
+			out = append(out, reps...)
+		}
+		done <- result{out, nil}
+	}()
+	select {
+	case r := <-done:
+		return r.reps, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("not done in time: %w", ctx.Err())
+	}
 }
 
 type inspector struct {

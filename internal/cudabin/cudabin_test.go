@@ -417,3 +417,11 @@ func TestTheCUDAMajorComesFromSonamesThatFollowIt(t *testing.T) {
 		}
 	}
 }
+
+func TestInspectReturnsWhenItsContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Inspect(ctx, []string{"testdata"}, Options{}); err == nil || !strings.Contains(err.Error(), "not done in time") && !strings.Contains(err.Error(), "canceled") {
+		t.Errorf("err = %v", err)
+	}
+}
