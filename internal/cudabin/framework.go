@@ -88,25 +88,10 @@ func Frameworks(ctx context.Context, sites []string, opt Options) []Framework {
 			}
 			fw := Framework{Name: fl.name, Site: site, Version: frameworkVersion(site, fl.name, fl.distInfo)}
 			in := newInspector(opt)
-			for _, k := range kernels {
-				r, err := in.elfFile(k)
-				if err != nil || r.Fatbins == 0 {
-					continue
-				}
-				if fw.Kernels == nil || r.Fatbins > fw.Kernels.Fatbins {
-					best := r
-					if fw.Kernels != nil {
-						best = joinKernels(r, *fw.Kernels)
-					}
-					fw.Kernels = &best
-				} else {
-					joined := joinKernels(*fw.Kernels, r)
-					fw.Kernels = &joined
-				}
-			}
-			if fw.Kernels != nil {
-				fw.Kernels.Verdict = judge(*fw.Kernels, opt)
-			}
+			// The kernels (fat binaries only) and the import (the loader
+			// and symbols) read at once: they touch different files.
+			kdone := make(chan *Report, 1)
+			go func() { kdone <- in.kernels(kernels) }()
 			var roots []string
 			if fl.name == "torch" {
 				var pre []string
@@ -116,16 +101,44 @@ func Frameworks(ctx context.Context, sites []string, opt Options) []Framework {
 			roots = append(roots, imports...)
 			if len(roots) > 0 {
 				last := roots[len(roots)-1]
-				in.opt.Preload = roots[:len(roots)-1]
-				if obj, err := in.open(last, false); err == nil {
+				imp := newInspector(opt)
+				imp.opt.Preload = roots[:len(roots)-1]
+				if obj, err := imp.open(last, false); err == nil {
 					fw.Import = Report{Path: last, Kind: obj.Kind, Needs: []Need{}, Undefined: []Undefined{}}
-					in.resolve(&fw.Import, obj)
+					imp.resolve(&fw.Import, obj)
 				}
+			}
+			if fw.Kernels = <-kdone; fw.Kernels != nil {
+				fw.Kernels.Verdict = judge(*fw.Kernels, opt)
 			}
 			out = append(out, fw)
 		}
 	}
 	return out
+}
+
+// kernels joins the fat binaries of files into one report, whose Path is
+// the file with the most entries; nil when none has any.
+func (in *inspector) kernels(files []string) *Report {
+	var k *Report
+	for _, f := range files {
+		obj, err := in.open(f, true)
+		if err != nil || len(obj.Entries) == 0 {
+			continue
+		}
+		r := in.fatbinReport(f, obj)
+		switch {
+		case k == nil:
+			k = &r
+		case r.Fatbins > k.Fatbins:
+			j := joinKernels(r, *k)
+			k = &j
+		default:
+			j := joinKernels(*k, r)
+			k = &j
+		}
+	}
+	return k
 }
 
 // joinKernels is a's report with b's architectures added.
