@@ -36,6 +36,8 @@ var allowed = map[string][]string{
 	"internal/xz":         {},
 	"internal/testwait":   {}, // tests' waits for an event, bounded by go test -timeout
 	"internal/inflate":    {}, // wheels' DEFLATE, compress/flate's output faster
+	"internal/fatbin":     {}, // what .nv_fatbin sections carry, from entry headers
+	"internal/ldso":       {}, // where the dynamic loader finds a library
 
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/lockfile", "internal/testwait", "internal/version"},
@@ -56,8 +58,9 @@ var allowed = map[string][]string{
 	// The one place fetch and store meet: planning and carrying out installs.
 	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/testwait", "internal/version", "store"},
 
-	"internal/detect": {"compat", "internal/version"},
-	"internal/doctor": {"compat", "internal/detect", "internal/termsafe", "internal/version"},
+	"internal/detect":  {"compat", "internal/version"},
+	"internal/cudabin": {"compat", "internal/fatbin", "internal/inflate", "internal/ldso"},
+	"internal/doctor":  {"compat", "internal/detect", "internal/termsafe", "internal/version"},
 
 	"compat/internal/gen":           {},
 	"compat/internal/gen/gencompat": {"compat/internal/gen"},

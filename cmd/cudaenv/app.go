@@ -419,6 +419,7 @@ func commands(e *env) []*cli.Command {
 	cmds = append(cmds, envCommands(e)...)
 	cmds = append(cmds, installCommands(e)...)
 	cmds = append(cmds, doctorCommands(e)...)
+	cmds = append(cmds, inspectCommands(e)...)
 	cmds = append(cmds, shimCommands(e)...)
 	cmds = append(cmds, completionCommands(e)...)
 	cmds = append(cmds, moduleCommands(e)...)

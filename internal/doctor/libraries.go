@@ -55,6 +55,10 @@ type Libraries struct {
 	// Shadows is filled by GatherLibraries: each wheel library a folder
 	// on LD_LIBRARY_PATH holds too, the first such folder.
 	Shadows []Shadow
+	// Frameworks are the installed frameworks as cudaenv inspect read
+	// them: what importing each loads. When one was read, the check
+	// judges what the loader would pick, not which folder has a copy.
+	Frameworks []Framework
 }
 
 // Shadow is a wheel's library that a folder on LD_LIBRARY_PATH also has,
@@ -150,6 +154,9 @@ func CheckLibraries(in Libraries) Check {
 	}
 	if in.ReadErr != "" {
 		c.Status, c.Message = Skip, in.ReadErr
+		return c
+	}
+	if c, ok := checkImports(in); ok {
 		return c
 	}
 	if in.Python == "" {
@@ -252,6 +259,11 @@ func librariesHint(in Libraries, s Shadow, fw string) string {
 	off := "cudaenv use --libraries=off " + in.Selected
 	if in.Selected == "" {
 		off = "cudaenv use --libraries=off VERSION"
+	}
+	if sel, _, _ := strings.Cut(in.Selected, " "); sel != "" && (sel == want || strings.HasPrefix(sel, want+".")) {
+		// The release line wanted is the one selected: selecting it again
+		// changes nothing.
+		return fmt.Sprintf("leave the libraries to %s and use the toolkit for building only (%s; `cudaenv local --libraries=off` writes it to .cuda-version)", fw, off)
 	}
 	built := "the CUDA " + fw + " was built with"
 	if fw == noFramework {
