@@ -381,6 +381,7 @@ func commands(e *env) []*cli.Command {
 	cmds = append(cmds, completionCommands(e)...)
 	cmds = append(cmds, moduleCommands(e)...)
 	cmds = append(cmds, bundleCommands(e)...)
+	cmds = append(cmds, imageCommands(e)...)
 	addInitShims(e, cmds)
 	return cmds
 }

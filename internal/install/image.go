@@ -371,7 +371,18 @@ func (p *entryProgress) Start(int64, int) {
 
 func (p *entryProgress) Add(n int64) { p.p.Add(n) }
 
-func (p *entryProgress) ComponentDone(id string) {
+// ComponentDone of a fetch is not yet the component's: Done says when
+// its layer is written.
+func (p *entryProgress) ComponentDone(string) {}
+
+// Done reports a component of the entry finished (its layer written).
+func (e *ImageEntry) Done(id string) {
+	if e.progress != nil {
+		e.progress.done(id)
+	}
+}
+
+func (p *entryProgress) done(id string) {
 	p.p.ComponentDone(id)
 	p.mu.Lock()
 	p.left--
