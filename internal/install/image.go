@@ -45,7 +45,7 @@ type ImageRequest struct {
 
 // ImageContents are the store entries an image holds, per platform.
 type ImageContents struct {
-	Platforms []string                // as asked, each once
+	Platforms []string                 // as asked, each once
 	Entries   map[string][]*ImageEntry // by platform: CUDA first, then the libraries in version.Libraries order
 	// Options are the selection's settings (libraries=off).
 	Options resolve.Options
@@ -422,4 +422,3 @@ func (p *entryProgress) close() {
 		p.p.Finish()
 	}
 }
-
