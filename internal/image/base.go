@@ -83,7 +83,7 @@ func openBases(ctx context.Context, ref string, platforms []string, reg *Registr
 			err = checkBase(b, plat)
 		}
 		if err != nil {
-			return nil, &BaseError{ref, err}
+			return nil, &BaseError{ref, plain(err)}
 		}
 		b.ref = ref
 		out[p] = b

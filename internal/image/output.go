@@ -112,7 +112,7 @@ func push(ctx context.Context, dest string, top taggable, reg *Registry, set lay
 		err = remote.WriteIndex(ref, t, opts...)
 	}
 	if err != nil {
-		return Written{}, fmt.Errorf("image: push %s: %w", ref, err)
+		return Written{}, fmt.Errorf("image: push %s: %w", ref, plain(err))
 	}
 	d, err := top.Digest()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -309,6 +310,23 @@ func (b *guardedBody) Close() error {
 	b.w.stop()
 	err := b.rc.Close()
 	b.cancel(nil)
+	return err
+}
+
+// plain is err without the request wrapping go's HTTP client adds to a
+// refusal of cudaenv's own (Put "http://…": …), which already names the
+// registry.
+func plain(err error) error {
+	var re *RegistryError
+	if errors.As(err, &re) {
+		return re
+	}
+	if errors.Is(err, ErrPlainHTTP) {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return ue.Err
+		}
+	}
 	return err
 }
 
