@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/cudaenv/cudaenv/fetch/fetchtest"
+	"github.com/cudaenv/cudaenv/fetch/pypi/pypitest"
+	"github.com/cudaenv/cudaenv/internal/install"
 )
 
 func TestTwoBuildsOnTwoMachinesGiveTheSameLayersAndImage(t *testing.T) {
@@ -201,5 +203,56 @@ func TestLayerBytesDependOnTheFilesOnly(t *testing.T) {
 	}
 	if got[0] != got[1] || got[1] != got[2] {
 		t.Errorf("the layer depends on the cores: %v", got)
+	}
+}
+
+func TestAnImageOfNVIDIAsWheelsHasALayerPerWheel(t *testing.T) {
+	ix := pypitest.New(t)
+	var res [2]*Result
+	for i := range res {
+		w := newWorld(t, nil)
+		w.opts.PyPIIndex = ix.URL()
+		dir := filepath.Join(t.TempDir(), "oci")
+		res[i] = w.mustMake(Request{Select: install.ImageRequest{Args: []string{"13"}, Source: "pypi", Profile: "minimal", Platforms: []string{"linux-x86_64"}}, Outputs: []string{"oci:" + dir}})
+		img := readLayout(t, dir, res[i].Tag[strings.LastIndexByte(res[i].Tag, ':')+1:])
+		m, _ := img.Manifest()
+		layers, _ := img.Layers()
+		found := false
+		for j, l := range layers {
+			names := tarNames(t, l)
+			if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "opt/cudaenv/cuda/13.") && strings.HasSuffix(n, "/bin/nvcc") }) {
+				found = true
+				if !strings.HasPrefix(m.Layers[j].Annotations[KeyArchive], "nvidia_cuda_nvcc") {
+					t.Errorf("nvcc is in the layer of %s", m.Layers[j].Annotations[KeyArchive])
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no layer holds bin/nvcc")
+		}
+	}
+	if !slices.Equal(digests(res[0].Images[0].Layers), digests(res[1].Images[0].Layers)) || res[0].Digest != res[1].Digest {
+		t.Errorf("two builds from the same wheels differ")
+	}
+}
+
+func TestThePrefixIsAPlainAbsoluteFolder(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", DefaultPrefix},
+		{"/opt/cuda stack", "/opt/cuda stack"},
+		{"opt/cudaenv", "not an absolute path"},
+		{"/", "the root folder"},
+		{"/opt/../etc", "not a clean path"},
+		{"/opt/cudaenv/", "not a clean path"},
+		{"/opt/a:b", "':' would split PATH"},
+		{"/opt/a\nb", "a control character"},
+	} {
+		got, err := checkPrefix(tc.in)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
