@@ -135,7 +135,11 @@ func printImage(e *env, res *image.Result, quiet bool) {
 		case strings.HasPrefix(w.Where, "docker-archive:"):
 			sayf(e.stdout, "wrote %s (%s); load it with: docker load -i %s", w.Where, w.Ref, strings.TrimPrefix(w.Where, "docker-archive:"))
 		default:
-			sayf(e.stdout, "pushed %s: sent %s (%s); the registry had %d, mounted %d", w.Ref, plural(w.Uploaded, "blob"), humanBytes(w.UploadedBytes), w.Had, w.Mounted)
+			mounted := ""
+			if w.Mounted > 0 {
+				mounted = fmt.Sprintf(", mounted %d from the base's repository", w.Mounted)
+			}
+			sayf(e.stdout, "pushed %s: sent %s (%s); the registry had %d%s", w.Ref, plural(w.Uploaded, "blob"), humanBytes(w.UploadedBytes), w.Had, mounted)
 		}
 	}
 }

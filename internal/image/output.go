@@ -39,7 +39,7 @@ func (o output) write(ctx context.Context, top taggable, tag name.Tag, reg *Regi
 		}
 		return Written{Where: "docker-archive:" + o.dest, Ref: tag.String()}, nil
 	}
-	return push(ctx, o.dest, top, reg, set)
+	return push(ctx, o.dest, top, reg)
 }
 
 // writeLayout adds the image (or index) to the OCI layout at dir, created
@@ -97,7 +97,7 @@ func writeLayout(dir string, top taggable, ref string, set layerSet) (Written, e
 // push sends the image (or index) to a registry: blobs it has are not
 // sent (checked one by one), layers of a base in the same registry are
 // mounted where it allows.
-func push(ctx context.Context, dest string, top taggable, reg *Registry, set layerSet) (Written, error) {
+func push(ctx context.Context, dest string, top taggable, reg *Registry) (Written, error) {
 	ref, err := name.ParseReference(dest)
 	if err != nil {
 		return Written{}, fmt.Errorf("image --push %q: %w", dest, err)
@@ -119,16 +119,9 @@ func push(ctx context.Context, dest string, top taggable, reg *Registry, set lay
 		return Written{}, err
 	}
 	w := Written{Where: ref.String(), Ref: ref.Context().Digest(d.String()).String()}
-	sizes := map[string]int64{}
-	for _, c := range set {
-		sizes[c.b.digest.String()] = c.b.size
-	}
 	c := r.count
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	w.Uploaded, w.Had, w.Mounted = len(c.uploadedSet), len(c.hadSet), len(c.mount)
-	for d := range c.uploadedSet {
-		w.UploadedBytes += sizes[d]
-	}
+	w.Uploaded, w.Had, w.Mounted, w.UploadedBytes = len(c.uploadedSet), len(c.hadSet), len(c.mount), c.bytes
 	return w, nil
 }

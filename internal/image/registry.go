@@ -115,6 +115,9 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	var sent *sentBody
 	if req.Body != nil && req.Body != http.NoBody {
 		sent = &sentBody{r: req.Body, w: w}
+		if strings.Contains(req.URL.Path, "/blobs/uploads/") {
+			sent.count = g.count
+		}
 		if kind == manifestPut {
 			sent.h = sha256.New()
 		}
@@ -251,10 +254,12 @@ func (w *watchdog) stop() {
 	w.mu.Unlock()
 }
 
-// sentBody is a request body whose reads count as progress.
+// sentBody is a request body whose reads count as progress (and, for a
+// blob's upload, as bytes sent).
 type sentBody struct {
-	r io.ReadCloser
-	w *watchdog
+	r     io.ReadCloser
+	w     *watchdog
+	count *pushCount
 	h interface {
 		io.Writer
 		Sum([]byte) []byte
@@ -265,6 +270,7 @@ func (s *sentBody) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	if n > 0 {
 		s.w.progress()
+		s.count.sent(n)
 		if s.h != nil {
 			s.h.Write(p[:n])
 		}
@@ -344,6 +350,16 @@ type pushCount struct {
 	mu                         sync.Mutex
 	uploadedSet, hadSet, mount map[string]bool
 	manifests                  int
+	bytes                      int64
+}
+
+func (c *pushCount) sent(n int) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.bytes += int64(n)
+	c.mu.Unlock()
 }
 
 func newPushCount() *pushCount {
