@@ -220,7 +220,9 @@ func TestAnImageOfNVIDIAsWheelsHasALayerPerWheel(t *testing.T) {
 		found := false
 		for j, l := range layers {
 			names := tarNames(t, l)
-			if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "opt/cudaenv/cuda/13.") && strings.HasSuffix(n, "/bin/nvcc") }) {
+			if slices.ContainsFunc(names, func(n string) bool {
+				return strings.HasPrefix(n, "opt/cudaenv/cuda/13.") && strings.HasSuffix(n, "/bin/nvcc")
+			}) {
 				found = true
 				if !strings.HasPrefix(m.Layers[j].Annotations[KeyArchive], "nvidia_cuda_nvcc") {
 					t.Errorf("nvcc is in the layer of %s", m.Layers[j].Annotations[KeyArchive])

@@ -260,7 +260,7 @@ type sentBody struct {
 	r     io.ReadCloser
 	w     *watchdog
 	count *pushCount
-	h interface {
+	h     interface {
 		io.Writer
 		Sum([]byte) []byte
 	}
