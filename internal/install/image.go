@@ -101,21 +101,9 @@ func (in *Installer) ImageContents(ctx context.Context, req ImageRequest) (*Imag
 		if req.Locked {
 			return nil, errors.New("image --locked builds what .cuda-version.lock lists; drop the version arguments")
 		}
-		var opts resolve.Options
-		specs, opts, err = resolve.ParseOptions("image", []byte(strings.Join(req.Args, " ")))
-		if err != nil {
-			var se *resolve.SyntaxError
-			if errors.As(err, &se) {
-				se.Line = 0
-			}
+		if specs, out.Options, err = parseArgs("image", req.Args, "image: system is no version to put in an image; name one, e.g. cudaenv image 12.4"); err != nil {
 			return nil, err
 		}
-		for _, sp := range specs {
-			if sp.Kind == version.System {
-				return nil, errors.New("image: system is no version to put in an image; name one, e.g. cudaenv image 12.4")
-			}
-		}
-		out.Options = opts
 	} else {
 		sel, err := req.Here.find()
 		if err != nil {
