@@ -241,6 +241,15 @@ CPP
 	grep -q '^products: NCCL 230[0-9][0-9] (header 2\.30\.' <<<"$out" || die "the program did not print the NCCL version it linked"
 	grep -qE '^products exit (0|2)$' <<<"$out" || die "the program failed"
 	grep -q '^left the project: every variable is back$' <<<"$out" || die "leaving did not take the variables back"
+	# Issue #36: a product is removed by the name install and list give it
+	# (nccl@2.30.7-cuda13), and refused while a project here selects it.
+	local nccl
+	nccl=$(cd "$CUDAENV_ROOT/nccl" && ls -d 2.30.*-cuda13 | head -1)
+	[[ -n "$nccl" ]] || die "no NCCL 2.30 for CUDA 13 in the store"
+	(cd "$proj" && ! cudaenv uninstall "nccl@$nccl") || die "uninstall removed the NCCL the project selects"
+	(cd "$work" && cudaenv uninstall "nccl@$nccl") || die "uninstall nccl@$nccl failed"
+	! cudaenv list | grep -q "^..nccl@" || die "list still shows NCCL after its uninstall"
+	[[ ! -e "$CUDAENV_ROOT/nccl/$nccl" ]] || die "the NCCL folder is still there"
 	done_step
 }
 # write_vadd writes vadd.cu: vector-add, which says ok, or names the
@@ -524,6 +533,8 @@ fi
 
 step "list the CUDA releases on ${CUDAENV_PYPI_INDEX:-https://pypi.org/simple/}"
 cudaenv ls-remote cuda 13
+# A prefix the index has no release of fails, naming what it has (#36).
+! cudaenv ls-remote cuda 99 || die "ls-remote cuda 99 succeeded"
 done_step
 
 step "install the newest CUDA 13, minimal profile"

@@ -127,6 +127,7 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 			// it instead of failing it for lacking nvcc.
 			LibrariesOnly: r.CUDA.Receipt.LibrariesOnly,
 			Damage:        damage(*r.CUDA),
+			LibDirs:       activate.Want(r, e.goos).Prepend["LD_LIBRARY_PATH"],
 		}
 		sel.OwnBinDirs = append(sel.OwnBinDirs, filepath.Join(r.CUDA.Path, "bin"))
 	}
@@ -271,7 +272,12 @@ func compatTorch(e *env, arg string, wheelRead bool) error {
 	if !rep.InTables {
 		return compatInstalledTorch(e, rep)
 	}
-	fmt.Fprintf(e.stdout, "torch %s: Python %s\n", rel.Version, rel.Python)
+	if rel.Python != "" {
+		fmt.Fprintf(e.stdout, "torch %s: Python %s\n", rel.Version, rel.Python)
+	} else {
+		// A release newer than the pairing table: its Pythons are not known.
+		fmt.Fprintf(e.stdout, "torch %s\n", rel.Version)
+	}
 	if rel.Torchvision != "" {
 		audio := "none (torchaudio ended with 2.11)"
 		if rel.Torchaudio != "" {

@@ -32,7 +32,7 @@ func librariesCheck(ctx context.Context, e *env, h detect.Host, r activate.Resol
 	}
 	done := make(chan found, 1)
 	go func() {
-		p, w := pythonWheels(ctx, h, in.Torch)
+		p, w := pythonWheels(h)
 		done <- found{p, w}
 	}()
 	select {
@@ -54,23 +54,13 @@ func librariesCheck(ctx context.Context, e *env, h detect.Host, r activate.Resol
 const wheelsDeadline = 10 * time.Second
 
 // pythonWheels reads the wheels of the environment in use: VIRTUAL_ENV,
-// else CONDA_PREFIX, else the site-packages where the PyTorch for the
-// python3 on PATH was found (doctor asked that interpreter already), else
-// that interpreter's site-packages folders.
-func pythonWheels(ctx context.Context, h detect.Host, torch *detect.Torch) (string, []detect.WheelLib) {
+// else CONDA_PREFIX, from its folder (no Python is run). With neither
+// active there are none: doctor asks Python nothing then
+// (doctor.PythonEnvActive says why).
+func pythonWheels(h detect.Host) (string, []detect.WheelLib) {
 	for _, k := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
 		if p := h.Env[k]; p != "" {
 			return p, h.WheelLibs(h.SitePackages(p))
-		}
-	}
-	if torch != nil && torch.Path != "" {
-		site := filepath.Dir(filepath.Dir(torch.Path))
-		return site, h.WheelLibs([]string{site})
-	}
-	if torch == nil && h.Run != nil {
-		// No PyTorch: another framework (JAX, CuPy) may have the wheels.
-		if sites := h.PythonSites(ctx); len(sites) > 0 {
-			return strings.Join(sites, ", "), h.WheelLibs(sites)
 		}
 	}
 	return "", nil

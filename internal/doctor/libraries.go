@@ -181,13 +181,13 @@ func CheckLibraries(in Libraries) Check {
 		c.Hint = librariesHint(in, unknown[0], fw)
 	case in.NoLibraries:
 		c.Status = OK
-		c.Message = fmt.Sprintf("libraries=off: LD_LIBRARY_PATH is left to %s's nvidia-* wheels (%d libraries)", fw, len(in.Wheels))
+		c.Message = fmt.Sprintf("libraries=off: LD_LIBRARY_PATH is left to %s's nvidia-* wheels (%s)", fw, libraryCount(len(in.Wheels)))
 	case len(in.Shadows) > 0:
 		c.Status = OK
 		c.Message = fmt.Sprintf("LD_LIBRARY_PATH's copies of %d of %s's wheel libraries are as new as the wheels'", len(in.Shadows), fw)
 	default:
 		c.Status = OK
-		c.Message = fmt.Sprintf("nothing on LD_LIBRARY_PATH shadows %s's nvidia-* wheels (%d libraries)", fw, len(in.Wheels))
+		c.Message = fmt.Sprintf("nothing on LD_LIBRARY_PATH shadows %s's nvidia-* wheels (%s)", fw, libraryCount(len(in.Wheels)))
 	}
 	return c
 }
@@ -305,4 +305,12 @@ func LibrariesWarning(h detect.Host, sites []string, dirs []LibDir) string {
 		}
 	}
 	return ""
+}
+
+// libraryCount is "1 library" or "N libraries".
+func libraryCount(n int) string {
+	if n == 1 {
+		return "1 library"
+	}
+	return fmt.Sprintf("%d libraries", n)
 }
