@@ -133,8 +133,8 @@ func (s *skeleton) layout(e *install.ImageEntry) ([]node, error) {
 	return added, nil
 }
 
-// activation is the environment cudaenv's activation of the entries sets,
-// applied to base (the base image's Env): the entries resolved at their
+// activation is the environment cudaenv's activation of the entries sets
+// (what cudaenv env --format json prints), applied to base (the base image's Env): the entries resolved at their
 // paths in the skeleton, activate.Want computed there (so what it finds on
 // disk is the image's), and every path mapped to the prefix.
 func (s *skeleton) activation(entries []*install.ImageEntry, opts resolve.Options, prefix string, base envdiff.Env) (envdiff.Env, activate.Resolved) {
@@ -167,7 +167,11 @@ func (s *skeleton) activation(entries []*install.ImageEntry, opts resolve.Option
 		mapped.Set[k] = s.imagePath(v, prefix)
 	}
 	changes := activate.Changes(base, mapped, "linux")
-	return envdiff.Result(base, changes), r
+	env := envdiff.Result(base, changes)
+	// As cudaenv env --format json: values for a program, without the
+	// state a shell's hook keeps (a base's from an older image included).
+	delete(env, envdiff.StateVar)
+	return env, r
 }
 
 // imagePath maps a path in the skeleton to the image's; others stay.

@@ -258,3 +258,12 @@ func TestThePrefixIsAPlainAbsoluteFolder(t *testing.T) {
 		}
 	}
 }
+
+func TestTheEnvCarriesNoShellState(t *testing.T) {
+	res := newWorld(t, nil).mustMake(minimal12("oci:" + filepath.Join(t.TempDir(), "oci")))
+	for _, kv := range res.Images[0].Env {
+		if strings.HasPrefix(kv, "__CUDAENV_STATE=") {
+			t.Errorf("the image's Env has %s", kv)
+		}
+	}
+}
