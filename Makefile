@@ -3,7 +3,7 @@
 # compiler are used when installed; .ci/run installs them).
 GO ?= go
 
-.PHONY: install build test bench-hook bench-install bench-shim bench-cli bench-modules bench-bundle bench-pypi
+.PHONY: install build test bench-hook bench-install bench-shim bench-cli bench-modules bench-bundle bench-image bench-pypi
 
 # urfave_cli_no_docs leaves out urfave/cli's man page and markdown
 # writers, which cudaenv does not use, and the markdown parser whose
@@ -108,6 +108,9 @@ bench-modules:
 
 bench-bundle:
 	bash bench/bundle/run.sh
+
+bench-image:
+	bash bench/image/run.sh
 
 bench-cli:
 	bash bench/cli/run.sh

@@ -56,6 +56,16 @@
 #      `python -c "import torch"` does under that selection
 #      (ONLY_INSPECT=1: this step alone, about 4 GB with torch;
 #      SKIP_TORCH=1 leaves (c) out).
+#  10. a container image without a container engine: cudaenv image 13
+#      --profile minimal --source pypi --output oci:DIR, the same image
+#      pushed to a registry served on this machine by crane (go-containerregistry's
+#      CLI, built with go; CRANE=/path/to/crane to use another), a second
+#      image with one more component sends only its new layer and a
+#      config, crane (not cudaenv) pushes the OCI layout to the same digest,
+#      pulls the image and unpacks its filesystem, and the unpacked nvcc,
+#      with the image's Env (its /opt/cudaenv paths moved to where it was
+#      unpacked), compiles and links vector-add (ONLY_IMAGE=1: this step
+#      alone, about 130 MB; SKIP_IMAGE=1: without it).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -77,6 +87,8 @@
 #   SKIP_PRODUCTS=1 scripts/e2e-pypi.sh   # without step 8
 #   ONLY_INSPECT=1 scripts/e2e-pypi.sh    # step 9 only (cudaenv inspect)
 #   SKIP_INSPECT=1 scripts/e2e-pypi.sh    # without step 9
+#   ONLY_IMAGE=1 scripts/e2e-pypi.sh      # step 10 only (a container image)
+#   SKIP_IMAGE=1 scripts/e2e-pypi.sh      # without step 10
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -84,11 +96,16 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudaenv-e2e-pypi.XXXXXX")
-if [[ -z "${KEEP:-}" ]]; then
-	trap 'rm -rf "$work"' EXIT
-else
-	echo "work folder: $work"
-fi
+# Servers a step starts in the background (the registry of step 9) are
+# stopped however the script ends.
+bg_pids=()
+cleanup() {
+	local p
+	for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	[[ -n "${KEEP:-}" ]] || rm -rf "$work"
+}
+trap cleanup EXIT
+[[ -z "${KEEP:-}" ]] || echo "work folder: $work"
 
 export CUDAENV_ROOT="$work/root"
 export CUDAENV_CONFIG_DIR="$work/config"
@@ -341,6 +358,131 @@ if [[ -n "${ONLY_INSPECT:-}" ]]; then
 	printf '%s\n' "${times[@]}"
 	exit 0
 fi
+# write_vadd writes vadd.cu: vector-add, which says ok, or names the
+# driver error in one line and exits 2 where no GPU can run it.
+write_vadd() {
+cat >"$work/vadd.cu" <<'EOF'
+#include <cstdio>
+#include <vector>
+#include <cuda_runtime.h>
+
+__global__ void vadd(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+static int fail(const char *what, cudaError_t e) {
+  std::fprintf(stderr, "vadd: %s: %s (%s)\n", what, cudaGetErrorString(e), cudaGetErrorName(e));
+  return 2;
+}
+
+int main() {
+  const int n = 1 << 20;
+  std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n);
+  float *da, *db, *dc;
+  cudaError_t e;
+  if ((e = cudaMalloc(&da, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e);
+  if ((e = cudaMalloc(&db, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e);
+  if ((e = cudaMalloc(&dc, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e);
+  cudaMemcpy(da, a.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(db, b.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  vadd<<<(n + 255) / 256, 256>>>(da, db, dc, n);
+  if ((e = cudaGetLastError()) != cudaSuccess) return fail("launch", e);
+  if ((e = cudaMemcpy(c.data(), dc, n * sizeof(float), cudaMemcpyDeviceToHost)) != cudaSuccess) return fail("cudaMemcpy", e);
+  for (int i = 0; i < n; i++)
+    if (c[i] != 3.0f) { std::fprintf(stderr, "vadd: wrong sum c[%d] = %f\n", i, c[i]); return 1; }
+  std::printf("vadd: ok (%d elements)\n", n);
+  return 0;
+}
+EOF
+}
+
+# (10) a container image of CUDA 13, built without a container engine,
+# pushed, pulled and unpacked by crane, and its nvcc builds vector-add:
+# see the top. A function, so that ONLY_IMAGE=1 can run it alone.
+container_image() {
+	step "(10) cudaenv image 13 --profile minimal --source pypi: an OCI layout, a push, crane pulls and unpacks it, its nvcc builds vector-add"
+	local crane=${CRANE:-}
+	if [[ -z "$crane" ]]; then
+		GOBIN="$work/bin" go install github.com/google/go-containerregistry/cmd/crane@v0.22.1
+		crane="$work/bin/crane"
+	fi
+	local port
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$crane" registry serve --address "127.0.0.1:$port" >"$work/registry.log" 2>&1 &
+	local registry_pid=$!
+	bg_pids+=("$registry_pid")
+	for _ in $(seq 50); do
+		curl -fsS "http://127.0.0.1:$port/v2/" >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	local reg="127.0.0.1:$port"
+
+	local out
+	out=$(cudaenv image 13 --profile minimal --source pypi --output oci:"$work/oci")
+	echo "$out"
+	local digest
+	digest=$(sed -n 's/^wrote oci:.* (named .*): \(sha256:[0-9a-f]*\)$/\1/p' <<<"$out")
+	[[ -n "$digest" ]] || die "cudaenv image printed no digest"
+	[[ -f "$work/oci/oci-layout" && -f "$work/oci/index.json" ]] || die "no OCI layout in $work/oci"
+	# A client that is not cudaenv reads the layout and pushes it: the same image.
+	"$crane" push "$work/oci" "$reg/cuda:13-from-layout"
+	[[ "$("$crane" digest "$reg/cuda:13-from-layout")" == "$digest" ]] || die "crane pushed the layout as another image than cudaenv built"
+
+	# cudaenv pushes the same image itself: the registry has every blob.
+	out=$(cudaenv image 13 --profile minimal --source pypi --push "$reg/cuda:13" -q)
+	echo "$out"
+	grep -q "^pushed $reg/cuda@$digest: sent 0 blobs (0 B); the registry had " <<<"$out" || die "pushing an image the registry has sent blobs"
+	# One more component: only its layer and a config go.
+	local comps
+	comps=$("$crane" config "$reg/cuda:13" | python3 -c 'import json, sys; print(",".join(c.split("@")[0] for c in json.load(sys.stdin)["config"]["Labels"]["io.github.cudaenv.components"].split()))')
+	out=$(cudaenv image 13 --components "$comps,cuda_nvtx" --source pypi --push "$reg/cuda:13-nvtx" -q)
+	echo "$out"
+	grep -qE "^pushed $reg/cuda@sha256:[0-9a-f]{64}: sent 2 blobs \(.*\); the registry had [1-9][0-9]*$" <<<"$out" || die "the second image sent more than its new layer and config"
+
+	# crane pulls the image and unpacks its filesystem; nothing of cudaenv's is used.
+	local rootfs="$work/rootfs"
+	mkdir -p "$rootfs"
+	"$crane" export "$reg/cuda:13" - | tar -x -C "$rootfs"
+	local home
+	home=$("$crane" config "$reg/cuda:13" | python3 -c 'import json, sys; print(next(e.split("=", 1)[1] for e in json.load(sys.stdin)["config"]["Env"] if e.startswith("CUDA_HOME=")))')
+	echo "the image's CUDA_HOME is $home"
+	[[ -x "$rootfs$home/bin/nvcc" ]] || die "the unpacked image has no $home/bin/nvcc"
+	# The image's Env, with its paths moved to where it was unpacked.
+	local -a env_args=()
+	while IFS= read -r kv; do
+		env_args+=("$kv")
+	done < <("$crane" config "$reg/cuda:13" | python3 -c '
+import json, sys
+root = sys.argv[1]
+for e in json.load(sys.stdin)["config"]["Env"]:
+    k, v = e.split("=", 1)
+    if k == "PATH":
+        v = ":".join(root + p if p.startswith("/opt/cudaenv") else p for p in v.split(":"))
+    elif "/opt/cudaenv" in v:
+        v = ":".join(root + p if p.startswith("/opt/cudaenv") else p for p in v.split(":"))
+    print(k + "=" + v)
+' "$rootfs")
+	printf '  %s\n' "${env_args[@]}"
+	(cd "$work" && env "${env_args[@]}" sh -c 'command -v nvcc; nvcc --version | tail -1; nvcc vadd.cu -o vadd-image')
+	[[ -x "$work/vadd-image" ]] || die "the image's nvcc built no program"
+	local code
+	set +e
+	out=$(env "${env_args[@]}" "$work/vadd-image" 2>&1)
+	code=$?
+	set -e
+	ran vadd "$out" "$code"
+	kill "$registry_pid" 2>/dev/null || true
+	done_step
+}
+if [[ -n "${ONLY_IMAGE:-}" ]]; then
+	write_vadd
+	container_image
+	printf '\n== ok: cudaenv image builds CUDA 13 without a container engine; crane pushes, pulls and unpacks it, and its nvcc builds vector-add\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
 if [[ -n "${ONLY_PRODUCTS:-}" ]]; then
 	products
 	printf '\n== ok: NCCL and cuSPARSELt from PyPI link through the environment cudaenv sets, and leaving takes it back\ntimes:\n'
@@ -507,40 +649,7 @@ cuda13=$(cudaenv exec 13 -- sh -c 'basename "$CUDA_HOME"')
 echo "CUDA 13 is $cuda13"
 done_step
 
-cat >"$work/vadd.cu" <<'EOF'
-#include <cstdio>
-#include <vector>
-#include <cuda_runtime.h>
-
-__global__ void vadd(const float *a, const float *b, float *c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
-
-static int fail(const char *what, cudaError_t e) {
-  std::fprintf(stderr, "vadd: %s: %s (%s)\n", what, cudaGetErrorString(e), cudaGetErrorName(e));
-  return 2;
-}
-
-int main() {
-  const int n = 1 << 20;
-  std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n);
-  float *da, *db, *dc;
-  cudaError_t e;
-  if ((e = cudaMalloc(&da, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e);
-  if ((e = cudaMalloc(&db, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e);
-  if ((e = cudaMalloc(&dc, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e);
-  cudaMemcpy(da, a.data(), n * sizeof(float), cudaMemcpyHostToDevice);
-  cudaMemcpy(db, b.data(), n * sizeof(float), cudaMemcpyHostToDevice);
-  vadd<<<(n + 255) / 256, 256>>>(da, db, dc, n);
-  if ((e = cudaGetLastError()) != cudaSuccess) return fail("launch", e);
-  if ((e = cudaMemcpy(c.data(), dc, n * sizeof(float), cudaMemcpyDeviceToHost)) != cudaSuccess) return fail("cudaMemcpy", e);
-  for (int i = 0; i < n; i++)
-    if (c[i] != 3.0f) { std::fprintf(stderr, "vadd: wrong sum c[%d] = %f\n", i, c[i]); return 1; }
-  std::printf("vadd: ok (%d elements)\n", n);
-  return 0;
-}
-EOF
+write_vadd
 
 step "(1) nvcc compiles and links vector-add with CUDA $cuda13"
 cudaenv exec 13 -- nvcc --version | tail -2
@@ -688,6 +797,7 @@ libraries_trap
 [[ -n "${SKIP_TORCH:-}" ]] || torch_extension
 [[ -n "${SKIP_PRODUCTS:-}" ]] || products
 [[ -n "${SKIP_INSPECT:-}" ]] || inspect_step
+[[ -n "${SKIP_IMAGE:-}" ]] || container_image
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
@@ -695,5 +805,6 @@ printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; a PyTorch extension including ATen/cuda/CUDAContext.h builds against what install --for installed'
 [[ -n "${SKIP_PRODUCTS:-}" ]] || printf '; NCCL and cuSPARSELt link through the environment cudaenv sets'
 [[ -n "${SKIP_INSPECT:-}" ]] || printf '; inspect lists what cuobjdump lists and names the undefined symbol'
+[[ -n "${SKIP_IMAGE:-}" ]] || printf '; a container image built without an engine, pulled and unpacked by crane, builds vector-add'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"

@@ -424,6 +424,7 @@ func commands(e *env) []*cli.Command {
 	cmds = append(cmds, completionCommands(e)...)
 	cmds = append(cmds, moduleCommands(e)...)
 	cmds = append(cmds, bundleCommands(e)...)
+	cmds = append(cmds, imageCommands(e)...)
 	cmds = append(cmds, configCommands(e)...)
 	addInitShims(e, cmds)
 	return cmds

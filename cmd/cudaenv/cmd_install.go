@@ -267,6 +267,8 @@ func (r *installReport) Event(ev install.Event) {
 			instead = "listing the releases on PyPI instead"
 		case "lock":
 			instead = "locking from PyPI instead"
+		case "image":
+			instead = "building from PyPI instead"
 		}
 		sayf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); %s\n", ev.Err, instead)
 	case install.SkippedWheel:

@@ -85,6 +85,9 @@ func cmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, arg
 	for k, v := range systemCmds() {
 		m[k] = v
 	}
+	for k, v := range imageCmds() {
+		m[k] = v
+	}
 	return m
 }
 

@@ -498,20 +498,27 @@ func (in *Installer) Specs(ctx context.Context, req Request) ([]version.Spec, er
 		}
 		return sel.AsWritten(), nil
 	}
-	specs, err := resolve.Parse("install", []byte(strings.Join(req.Args, " ")))
+	specs, _, err := parseArgs("install", req.Args, "install: system is not installable; name a version, e.g. cudaenv install 12.4")
+	return specs, err
+}
+
+// parseArgs reads versions as a command's arguments give them, and the
+// settings beside them (libraries=off); system is refused with noSystem.
+func parseArgs(cmd string, args []string, noSystem string) ([]version.Spec, resolve.Options, error) {
+	specs, opts, err := resolve.ParseOptions(cmd, []byte(strings.Join(args, " ")))
 	if err != nil {
 		var se *resolve.SyntaxError
 		if errors.As(err, &se) {
 			se.Line = 0
 		}
-		return nil, err
+		return nil, resolve.Options{}, err
 	}
 	for _, sp := range specs {
 		if sp.Kind == version.System {
-			return nil, errors.New("install: system is not installable; name a version, e.g. cudaenv install 12.4")
+			return nil, resolve.Options{}, errors.New(noSystem)
 		}
 	}
-	return specs, nil
+	return specs, opts, nil
 }
 
 // pypiIndex opens Options.PyPIIndex, or the public index.
