@@ -51,7 +51,7 @@ func markCache(dir string) error {
 	if hasMarker(dir) {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // as the umask asks
 		return localize(err, inCache)
 	}
 	if !onlyOurs(dir) {
@@ -133,7 +133,9 @@ func openNoFollow(name string, flag int) (*os.File, error) {
 		// Refused before open: opening a planted FIFO would block.
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errNotRegular}
 	}
-	f, err := os.OpenFile(name, flag|oNoFollow, 0o644)
+	// O_NONBLOCK all the same: a FIFO swapped in after the Lstat is
+	// opened without waiting, then refused on its descriptor.
+	f, err := os.OpenFile(name, flag|oNoFollow|oNonBlock, 0o644)
 	if err != nil {
 		if isLinkLoop(err) {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: errNotRegular}
@@ -167,16 +169,6 @@ func openCacheFile(name string, flag int) (*os.File, error) {
 	}
 	// O_EXCL: a name planted again since is an error, not a target.
 	return openNoFollow(name, flag|os.O_CREATE|os.O_EXCL)
-}
-
-// readCacheFile reads a regular file of the cache.
-func readCacheFile(name string) ([]byte, error) {
-	f, err := openNoFollow(name, os.O_RDONLY)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
 
 // lockArchive takes the cache's lock on one archive, so that installs in
@@ -225,4 +217,53 @@ func CacheUsage(dir string) int64 {
 		n += rootfs.Size(filepath.Join(dir, sub))
 	}
 	return n
+}
+
+// CacheFolder returns cacheDir/name, one of the cache's own folders
+// (cacheFolders), made if missing as mkdir makes folders: with the
+// permissions the umask asks for, and the group of a setgid parent (a
+// cache a lab shares: chgrp lab, chmod 2775, umask 002). One found there
+// is used only if it is a real folder of this user's, root's, or one
+// shared with a group of this user's (group-writable): in a
+// world-writable cache another user can plant a link (to /etc, to a
+// folder of theirs) or a folder of their own before this user's first
+// use, and nothing is written through either.
+func CacheFolder(cacheDir, name string) (string, error) {
+	if cacheDir == "" || !slices.Contains(cacheFolders, name) {
+		return "", fmt.Errorf("not a cache folder: %s", name)
+	}
+	if err := os.MkdirAll(cacheDir, 0o777); err != nil {
+		return "", localize(err, inCache)
+	}
+	p := filepath.Join(cacheDir, name)
+	st, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(p, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", localize(err, inCache)
+		}
+		st, err = os.Lstat(p)
+	}
+	if err != nil {
+		return "", localize(err, inCache)
+	}
+	if err := checkCacheFolder(p, st); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// checkCacheFolder refuses what CacheFolder does not use.
+func checkCacheFolder(p string, st fs.FileInfo) error {
+	const ownFolder = "set CUDAENV_CACHE_DIR to a folder of your own"
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		return &LocalError{fmt.Errorf("the cache folder %s is a symbolic link, which cudaenv does not follow in its cache", p), "remove the link, or " + ownFolder}
+	case !st.IsDir():
+		return &LocalError{fmt.Errorf("the cache folder %s is not a folder", p), "remove it, or " + ownFolder}
+	}
+	if uid, ok := foreignFolder(st); ok {
+		return &LocalError{fmt.Errorf("the cache folder %s belongs to another user (uid %d) and is not shared with a group of yours", p, uid),
+			"have its owner remove it or share it with your group (chgrp GROUP DIR && chmod 2775 DIR), or " + ownFolder}
+	}
+	return nil
 }

@@ -87,9 +87,8 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		} else {
 			sweepOnce(c.CacheDir) // what killed bundle imports left
 		}
-		archiveDir = filepath.Join(c.CacheDir, "archives")
-		if err := os.MkdirAll(archiveDir, 0o755); err != nil {
-			return nil, fmt.Errorf("fetch: %w", localize(err, inCache))
+		if archiveDir, err = CacheFolder(c.CacheDir, "archives"); err != nil {
+			return nil, fmt.Errorf("fetch: %w", err)
 		}
 	} else {
 		if c.Offline {
@@ -298,8 +297,8 @@ func (c *Client) Obtain(ctx context.Context, arts []Artifact) (map[string]string
 			return nil, fmt.Errorf("fetch: %w", err)
 		}
 	}
-	dir := filepath.Join(c.CacheDir, "archives")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := CacheFolder(c.CacheDir, "archives")
+	if err != nil {
 		return nil, fmt.Errorf("fetch: %w", err)
 	}
 	prog := c.Progress

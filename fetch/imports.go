@@ -57,7 +57,7 @@ func NewImportDir(dir string) (path string, done func(), err error) {
 // ImportPrefix, UnpackPrefix) followed by a random part.
 func NewWorkDir(dir, prefix string) (path string, done func(), err error) {
 	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o777); err != nil { // as the umask asks
 			return "", nil, localize(err, inCache)
 		}
 		sweepImports(dir)

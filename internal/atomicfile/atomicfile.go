@@ -27,7 +27,9 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // write through their own function (fetch counts and fakes disk errors).
 func WriteWith(path string, perm fs.FileMode, write func(*os.File) error) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Folders as mkdir -p makes them: what the umask (and a setgid
+	// parent) asks for, so a cache a group shares stays shared.
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	// Beside the target, so the rename never crosses file systems.

@@ -57,6 +57,10 @@ type FrameworkWheel struct {
 	// Zip64DirSize, when set with Zip64Entries, is the size of the
 	// central directory that record claims.
 	Zip64DirSize uint64
+	// ClaimSHA256, when set, is the sha256 the index page lists for the
+	// wheel instead of its own (a hostile index claiming an honest
+	// wheel's).
+	ClaimSHA256 string
 	// ClaimSize, when set, is the size the index page lists and the
 	// server serves: zeros, then the wheel's bytes at the end (so the
 	// archive is found where a reader looks for it).

@@ -383,6 +383,9 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 	}
 	wheels := ix.generate(name, p)
 	listed := func(wh Wheel) string {
+		if fw, ok := ix.frameworks[wh.Filename]; ok && fw.ClaimSHA256 != "" {
+			return fw.ClaimSHA256
+		}
 		switch {
 		case ix.cfg.noHash[name]:
 			return ""
