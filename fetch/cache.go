@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
@@ -63,13 +64,19 @@ func markCache(dir string) error {
 	return nil
 }
 
-// onlyOurs reports whether dir holds nothing but cudaenv's own folders.
+// onlyOurs reports whether dir holds nothing but cudaenv's own folders,
+// and the temporary of a marker whose write was killed at its rename
+// (which the next markCache's write removes): a kill there must not
+// leave the cache unmarked, and unprunable, for good.
 func onlyOurs(dir string) bool {
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		return false
 	}
 	for _, de := range des {
+		if de.Type().IsRegular() && strings.HasPrefix(de.Name(), atomicfile.TmpPrefix(CacheMarker)) {
+			continue
+		}
 		if !de.IsDir() || (!slices.Contains(adoptable, de.Name()) && !isWorkDir(de.Name())) {
 			return false
 		}
@@ -108,8 +115,13 @@ func PruneCache(dir string) ([]string, error) {
 	if !st.IsDir() && st.Mode()&fs.ModeSymlink == 0 {
 		return nil, fmt.Errorf("%s is not a folder; nothing removed", dir)
 	}
-	if !hasMarker(dir) && !onlyOurs(dir) {
-		return nil, fmt.Errorf("%s does not carry cudaenv's cache marker (%s), so it may hold other programs' files; nothing removed. Point CUDAENV_CACHE_DIR at a folder of cudaenv's own, or remove its index, manifests and archives folders yourself", dir, CacheMarker)
+	if !hasMarker(dir) {
+		if !onlyOurs(dir) {
+			return nil, fmt.Errorf("%s does not carry cudaenv's cache marker (%s), so it may hold other programs' files; nothing removed. Point CUDAENV_CACHE_DIR at a folder of cudaenv's own, or remove its index, manifests and archives folders yourself", dir, CacheMarker)
+		}
+		// Ours, unmarked (a marker's write killed at its rename, a cache
+		// older than the marker): marked now.
+		_ = markCache(dir)
 	}
 	removed := pruneImports(dir)
 	for _, name := range cacheFolders {

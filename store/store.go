@@ -428,9 +428,22 @@ var step = func(string) {}
 // (named by pattern, see os.MkdirTemp) beside it, so a kill halfway through
 // the deletion never leaves a half tree under a name that means something
 // (an entry, or an aside that settle would put back).
+//
+// With no inode left for a new folder (a full file system, a cluster's
+// file-count quota), which is when a failed install's tree most needs
+// deleting, the tree itself is renamed to a trash name (a rename needs no
+// new inode), or, a half-built tree meaning nothing, deleted in place.
 func discard(path, pattern string) {
 	trash, err := os.MkdirTemp(filepath.Dir(path), pattern)
 	if err != nil {
+		renamed := filepath.Join(filepath.Dir(path), pattern+"r"+strconv.FormatInt(time.Now().UnixNano(), 36))
+		switch {
+		case os.Rename(path, renamed) == nil:
+			step("trashed")
+			os.RemoveAll(renamed)
+		case strings.HasPrefix(filepath.Base(path), stagePrefix):
+			os.RemoveAll(path)
+		}
 		return
 	}
 	if err := os.Rename(path, filepath.Join(trash, "x")); err != nil {
