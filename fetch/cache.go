@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
@@ -120,21 +121,91 @@ func PruneCache(dir string) ([]string, error) {
 			return nil, fmt.Errorf("%s does not carry cudaenv's cache marker (%s), so it may hold other programs' files; nothing removed. Point CUDAENV_CACHE_DIR at a folder of cudaenv's own, or remove its index, manifests and archives folders yourself", dir, CacheMarker)
 		}
 		// Ours, unmarked (a marker's write killed at its rename, a cache
-		// older than the marker): marked now.
-		_ = markCache(dir)
+		// older than the marker): marked once pruned.
+		defer markCache(dir)
 	}
 	removed := pruneImports(dir)
 	for _, name := range cacheFolders {
 		p := filepath.Join(dir, name)
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err := os.RemoveAll(p); err != nil {
+		if err == nil && name == "archives" && st.IsDir() {
+			if pruneArchives(p) {
+				removed = append(removed, p)
+			}
+			continue
+		}
+		if err := removeAllWhileUsed(p); err != nil {
 			return removed, err
 		}
 		removed = append(removed, p)
 	}
 	return removed, nil
+}
+
+// pruneArchives removes the archives folder's files but those of an
+// archive a running install holds the lock of (a download in progress:
+// its part file, its lock), so that prune and install do not fail each
+// other; the folder itself goes once nothing is left in it. It reports
+// whether it removed anything.
+func pruneArchives(dir string) bool {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	bySum := map[string][]string{}
+	for _, de := range des {
+		sum := de.Name()
+		if i := strings.IndexByte(sum, '.'); i >= 0 {
+			sum = sum[:i]
+		}
+		bySum[sum] = append(bySum[sum], de.Name())
+	}
+	did := false
+	for sum, names := range bySum {
+		lock := filepath.Join(dir, sum+".lock")
+		f, err := openNoFollow(lock, os.O_RDONLY)
+		if err == nil {
+			if ok, _ := tryLockFile(f); !ok {
+				f.Close()
+				continue // a download of it is under way
+			}
+		}
+		for _, n := range names {
+			if n != sum+".lock" && os.RemoveAll(filepath.Join(dir, n)) == nil {
+				did = true
+			}
+		}
+		// The lock file last, held: a locker that opened it before
+		// finds its name gone and takes a new one (lockArchive).
+		if os.Remove(lock) == nil {
+			did = true
+		}
+		if f != nil {
+			unlockFile(f)
+			f.Close()
+		}
+	}
+	if os.Remove(dir) == nil {
+		did = true
+	}
+	return did
+}
+
+// removeAllWhileUsed is os.RemoveAll of a cache folder that a running
+// command may add a file to meanwhile (a cached manifest): that file is
+// left, not an error ("directory not empty").
+func removeAllWhileUsed(p string) error {
+	err := os.RemoveAll(p)
+	for try := 0; err != nil && try < 3 && errors.Is(err, syscall.ENOTEMPTY); try++ {
+		err = os.RemoveAll(p)
+	}
+	if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // openNoFollow opens name without following a link at its last element
@@ -200,6 +271,17 @@ func lockArchive(ctx context.Context, dir, sha string, notice func()) (unlock fu
 			return nil, err
 		}
 		if ok {
+			// Prune removes a lock file it holds: one whose name is gone,
+			// or names another file now, locks nothing; take the new one.
+			if cur, err := os.Stat(f.Name()); err != nil || !sameFile(f, cur) {
+				unlockFile(f)
+				f.Close()
+				if f, err = openCacheFile(filepath.Join(dir, sha+".lock"), os.O_RDONLY); err != nil {
+					return nil, err
+				}
+				waited = true
+				continue
+			}
 			return func() { unlockFile(f); f.Close() }, nil
 		}
 		if !waited {
@@ -216,19 +298,23 @@ func lockArchive(ctx context.Context, dir, sha string, notice func()) (unlock fu
 // CacheUsage is the bytes of the files in dir's cudaenv folders (the
 // archives, manifests, release indexes and unpacked wheels that
 // PruneCache removes, and bundle imports' folders). Links are not
-// followed, and an unpacked wheel's file that a store holds too (a hard
-// link) counts nothing: removing it would free nothing.
+// followed, and a file a store holds too (a hard link: an unpacked
+// wheel's, one of a killed unpacking's folder) counts nothing: removing it
+// would free nothing.
 func CacheUsage(dir string) int64 {
 	n := importUsage(dir)
 	for _, sub := range cacheFolders {
-		if sub == UnpackedFolder {
-			// Files the store shares take no space of the cache's own.
-			n += rootfs.OwnSize(filepath.Join(dir, sub))
-			continue
-		}
-		n += rootfs.Size(filepath.Join(dir, sub))
+		// Files a store shares (hard links) take no space of the
+		// cache's own: removing them frees nothing.
+		n += rootfs.OwnSize(filepath.Join(dir, sub))
 	}
 	return n
+}
+
+// sameFile reports whether the open file f is the file st describes.
+func sameFile(f *os.File, st fs.FileInfo) bool {
+	fi, err := f.Stat()
+	return err == nil && os.SameFile(fi, st)
 }
 
 // CacheFolder returns cacheDir/name, one of the cache's own folders

@@ -230,7 +230,16 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 				if pp, ok := prog.(PhaseProgress); ok {
 					pp.Unpacking(a.Component)
 				}
+				beforeExtract(p)
 				err = m.extract(ctx, u, p, a, i, obtain.verified.unchanged)
+				var gone *archiveGoneError
+				if errors.As(err, &gone) && ctx.Err() == nil {
+					// A cache prune removed it since: fetched again, once.
+					c.notice("%s: its archive was removed from the cache while this install ran (cache prune?); downloading it again", a.label())
+					if p, err = obtain.again(ctx, a); err == nil {
+						err = m.extract(ctx, u, p, a, i, obtain.verified.unchanged)
+					}
+				}
 				done()
 				if err != nil {
 					if ctx.Err() == nil {
@@ -383,6 +392,18 @@ func (o *obtainer) get(ctx context.Context, a *Artifact) (string, error) {
 	o.mu.Unlock()
 	e.once.Do(func() { e.path, e.err = o.obtain(ctx, a) })
 	return e.path, e.err
+}
+
+// beforeExtract is a test hook: a test removes the archive there, as a
+// cache prune between its download and its extraction does.
+var beforeExtract = func(string) {}
+
+// again obtains an archive whose copy went missing since get.
+func (o *obtainer) again(ctx context.Context, a *Artifact) (string, error) {
+	if _, err := CacheFolder(filepath.Dir(o.dir), filepath.Base(o.dir)); o.shared && err != nil {
+		return "", fmt.Errorf("cache %s: %w", a.label(), err)
+	}
+	return o.obtain(ctx, a)
 }
 
 func (o *obtainer) obtain(ctx context.Context, a *Artifact) (string, error) {

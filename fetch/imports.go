@@ -168,7 +168,9 @@ func importUsage(dir string) int64 {
 	des, _ := os.ReadDir(dir)
 	for _, de := range des {
 		if de.IsDir() && isWorkDir(de.Name()) {
-			n += rootfs.Size(filepath.Join(dir, de.Name()))
+			// A killed unpacking may have linked its files into a store
+			// already: those are not the cache's to free.
+			n += rootfs.OwnSize(filepath.Join(dir, de.Name()))
 		}
 	}
 	return n

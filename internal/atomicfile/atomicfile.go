@@ -38,6 +38,12 @@ func WriteWith(path string, perm fs.FileMode, write func(*os.File) error) error 
 	// Beside the target, so the rename never crosses file systems.
 	f, err := os.CreateTemp(dir, tmpPrefix(path)+"*")
 	if err != nil {
+		// Named as the file being written: the temporary's name means
+		// nothing to whoever reads the error.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return &fs.PathError{Op: "write", Path: path, Err: pe.Err}
+		}
 		return err
 	}
 	werr := write(f)
