@@ -391,6 +391,22 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 	final := filepath.Join(dir, name)
 	var old string
 	if _, err := os.Lstat(final); err == nil {
+		// One atomic swap where the file system has it: the entry's path
+		// never goes missing, so a shim or build that starts a command
+		// of it meanwhile finds the old tree or the new one. The stage's
+		// name then holds the old tree, a leftover settle would delete.
+		step("aside")
+		err := exchange(stage, final)
+		if err == nil {
+			keep = true
+			step("placed")
+			discard(stage, trashPrefix+name+"-")
+			e, _ := s.Get(k, name)
+			return e, e.Err
+		}
+		if !errors.Is(err, errNoExchange) {
+			return Entry{}, fmt.Errorf("replace %s: %w", final, err)
+		}
 		old = filepath.Join(dir, asidePrefix+strings.TrimPrefix(filepath.Base(stage), stagePrefix))
 		if err := os.Rename(final, old); err != nil {
 			return Entry{}, fmt.Errorf("replace %s: %w", final, err)
@@ -419,6 +435,10 @@ const (
 	asidePrefix = ".old-"   // .old-<name>-<n>: the tree a reinstall replaces
 	trashPrefix = ".trash-" // .trash-<name>-<n>: a tree being deleted
 )
+
+// errNoExchange is exchange's answer where the file system has no atomic
+// swap of two names.
+var errNoExchange = errors.New("no atomic exchange")
 
 // step is a test hook: a test makes it end the process at a named step,
 // as a kill would.
