@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 
 	"github.com/cudaenv/cudaenv/fetch"
@@ -90,7 +89,7 @@ func TestATrustedCacheFileIsJudgedByItsDescriptor(t *testing.T) {
 		{"a file the group may write is not believed", func(t *testing.T) { os.WriteFile(p, []byte("ok"), 0o600); os.Chmod(p, 0o620) }, fetch.ErrForeign},
 		{"another user's file is not believed", func(t *testing.T) { os.WriteFile(p, []byte("ok"), 0o600); needChown(t, p) }, fetch.ErrForeign},
 		{"a named pipe is not waited on", func(t *testing.T) {
-			if err := syscall.Mkfifo(p, 0o600); err != nil {
+			if err := mkfifo(p); err != nil {
 				t.Skip(err)
 			}
 		}, nil},
