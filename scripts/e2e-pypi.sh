@@ -42,7 +42,21 @@
 #      in a project selecting them with nothing but what the bash hook sets
 #      (CPATH, LIBRARY_PATH), prints the NCCL version, and leaving the
 #      project takes every variable back (ONLY_PRODUCTS=1: this step alone).
-#   9. trust in what the index says (issue #34): ls-remote --source pypi
+#   9. cudaenv inspect against NVIDIA's own tools and the loader: (a) on
+#      the cuSPARSE and cuBLASLt of CUDA 13.2's wheels (zstd and plain
+#      fat binaries) and on CUDA 12.4's cuSPARSE (LZ4), inspect lists the
+#      same cubins and PTX as cuobjdump 13.2 from nvidia-cuda-cuobjdump;
+#      (b) with the real cuSPARSE 12.3 and nvJitLink 12.4 wheels and
+#      CUDA 12.1.1 selected, it names the missing __nvJitLink*_12_4
+#      symbols and the 12.1 library the loader picks (and none with
+#      libraries=off); (c) with torch in a venv (the newest, or
+#      TORCH_VERSION) and an older CUDA of its major selected with its
+#      libraries on (12.1.1 for a CUDA 12 torch, 13.0 for CUDA 13),
+#      doctor's kernels and libraries verdicts match what
+#      `python -c "import torch"` does under that selection
+#      (ONLY_INSPECT=1: this step alone, about 4 GB with torch;
+#      SKIP_TORCH=1 leaves (c) out).
+#  10. trust in what the index says (issue #34): ls-remote --source pypi
 #      reads the cuda-toolkit meta-package's small wheels whole, checks
 #      their sha256 and caches their METADATA, named by index, file and
 #      sums (never by the page's sha256 alone); torch 2.5.1's pins, read by
@@ -70,7 +84,9 @@
 #   ONLY_EXTENSIONS=1 scripts/e2e-pypi.sh # step 7 only
 #   ONLY_PRODUCTS=1 scripts/e2e-pypi.sh   # step 8 only (NCCL, cuSPARSELt)
 #   SKIP_PRODUCTS=1 scripts/e2e-pypi.sh   # without step 8
-#   ONLY_METADATA=1 scripts/e2e-pypi.sh   # step 9 only
+#   ONLY_INSPECT=1 scripts/e2e-pypi.sh    # step 9 only (cudaenv inspect)
+#   SKIP_INSPECT=1 scripts/e2e-pypi.sh    # without step 9
+#   ONLY_METADATA=1 scripts/e2e-pypi.sh   # step 10 only
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -234,8 +250,107 @@ CPP
 	grep -q '^products: NCCL 230[0-9][0-9] (header 2\.30\.' <<<"$out" || die "the program did not print the NCCL version it linked"
 	grep -qE '^products exit (0|2)$' <<<"$out" || die "the program failed"
 	grep -q '^left the project: every variable is back$' <<<"$out" || die "leaving did not take the variables back"
+	# Issue #36: a product is removed by the name install and list give it
+	# (nccl@2.30.7-cuda13), and refused while a project here selects it.
+	local nccl
+	nccl=$(cd "$CUDAENV_ROOT/nccl" && ls -d 2.30.*-cuda13 | head -1)
+	[[ -n "$nccl" ]] || die "no NCCL 2.30 for CUDA 13 in the store"
+	(cd "$proj" && ! cudaenv uninstall "nccl@$nccl") || die "uninstall removed the NCCL the project selects"
+	(cd "$work" && cudaenv uninstall "nccl@$nccl") || die "uninstall nccl@$nccl failed"
+	! cudaenv list | grep -q "^..nccl@" || die "list still shows NCCL after its uninstall"
+	[[ ! -e "$CUDAENV_ROOT/nccl/$nccl" ]] || die "the NCCL folder is still there"
 	done_step
 }
+# (9) cudaenv inspect against cuobjdump and the loader: see the top. A
+# function, so that ONLY_INSPECT=1 can run it alone.
+inspect_step() {
+	step "(9a) cudaenv inspect lists what cuobjdump lists, on NVIDIA's libraries from their wheels"
+	local venv="$work/inspect venv" venv12="$work/inspect venv 12"
+	python3 -m venv "$venv"
+	python3 -m venv "$venv12"
+	local pip=(-m pip install --quiet --disable-pip-version-check)
+	[[ -z "${CUDAENV_PYPI_INDEX:-}" ]] || pip+=(--index-url "$CUDAENV_PYPI_INDEX")
+	"$venv/bin/python" "${pip[@]}" "cuda-toolkit[cusparse,cublas]==13.2.2" "nvidia-cuda-cuobjdump==13.2.*"
+	"$venv12/bin/python" "${pip[@]}" --no-deps nvidia-nvjitlink-cu12==12.4.127 nvidia-cusparse-cu12==12.3.1.170
+	local site site12
+	site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	site12=$("$venv12/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	local cuobjdump="$site/nvidia/cu13/bin/cuobjdump"
+	[[ -x "$cuobjdump" ]] || die "nvidia-cuda-cuobjdump has no nvidia/cu13/bin/cuobjdump"
+	local lib want got
+	for lib in "$site/nvidia/cu13/lib/libcusparse.so.12" "$site/nvidia/cu13/lib/libcublasLt.so.13" "$site12/nvidia/cusparse/lib/libcusparse.so.12"; do
+		[[ -f "$lib" ]] || die "no $lib"
+		# cuobjdump: one line an image; inspect: the architectures and the
+		# number of images.
+		want=$("$cuobjdump" --list-elf --list-ptx "$lib" 2>/dev/null | sed -E 's/^(ELF|PTX) file +[0-9]+: .*\.(sm_[0-9]+[af]?)\.(cubin|ptx)$/\1 \2/' | sort | uniq -c)
+		got=$({ cudaenv inspect --json --gpu 9.0 --driver 999.0 "$lib" || true; } | python3 -c '
+import json, sys
+f = json.load(sys.stdin)["files"][0]
+print(f["fatbin_entries"])
+for s in f["sass"]: print("ELF", s)
+for p in f["ptx"]: print("PTX", p["arch"].replace("compute_", "sm_"))
+')
+		echo "$(basename "$lib"): cuobjdump $(awk '{n += $1} END {print n}' <<<"$want") images, inspect $(sed -n 1p <<<"$got"); $(sed 1d <<<"$got" | tr '\n' ' ')"
+		[[ "$(awk '{n += $1} END {print n}' <<<"$want")" == "$(sed -n 1p <<<"$got")" ]] || die "inspect counts other images than cuobjdump in $lib"
+		[[ "$(awk '{print $2, $3}' <<<"$want" | sort -u)" == "$(sed 1d <<<"$got" | sort -u)" ]] || die "inspect lists other architectures than cuobjdump in $lib"
+	done
+	done_step
+
+	step "(9b) cudaenv inspect names the undefined __nvJitLink*_12_4 symbols of cuSPARSE 12.3 under CUDA 12.1.1"
+	cudaenv install 12.1.1 --source pypi --components libnvjitlink
+	local out code
+	set +e
+	out=$(CUDAENV_VERSION=12.1.1 cudaenv inspect "$site12/nvidia/cusparse/lib/libcusparse.so.12" 2>&1)
+	code=$?
+	set -e
+	grep -E '^  (needs|undefined):' <<<"$out" | head -4
+	[[ $code -eq 1 ]] || die "inspect under CUDA 12.1.1 exited $code, not 1"
+	grep -q "^  needs: libnvJitLink.so.12 -> $CUDAENV_ROOT/cuda/12.1.1/lib64/libnvJitLink.so.12 (LD_LIBRARY_PATH)$" <<<"$out" || die "inspect did not pick CUDA 12.1.1's libnvJitLink"
+	grep -qE "^  undefined: __nvJitLink[A-Za-z]+_12_4@libnvJitLink.so.12, needed by .*libcusparse.so.12: libnvJitLink.so.12 is expected to define it, and the loader picks $CUDAENV_ROOT/cuda/12.1.1/lib64/libnvJitLink.so.12$" <<<"$out" || die "inspect did not name a missing __nvJitLink*_12_4 symbol"
+	out=$(cd "$work" && cudaenv exec --libraries=off 12.1.1 -- cudaenv inspect "$site12/nvidia/cusparse/lib/libcusparse.so.12") || die "with --libraries=off inspect still finds a fault"
+	grep -q 'needs: libnvJitLink.so.12 -> .*nvidia/nvjitlink/lib/libnvJitLink.so.12 (RUNPATH)' <<<"$out" || die "with --libraries=off the wheel's libnvJitLink is not picked"
+	done_step
+	[[ -z "${SKIP_TORCH:-}" ]] || return 0
+
+	step "(9c) doctor's kernels and libraries verdicts on torch${TORCH_VERSION:+ $TORCH_VERSION} with an older CUDA's libraries selected match importing it"
+	local tvenv="$work/inspect torch venv"
+	python3 -m venv "$tvenv"
+	"$tvenv/bin/python" "${pip[@]}" "torch${TORCH_VERSION:+==$TORCH_VERSION}"
+	# An older release of torch's CUDA major, with the libraries its
+	# wheels bring too: CUDA 12.1.1 for a CUDA 12 torch (the nvJitLink
+	# trap of torch 2.1 to 2.5), 13.0 for a CUDA 13 one.
+	local tsite tcuda sel
+	tsite=$("$tvenv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	tcuda=$(sed -n -E "s/^cuda(: [^=]*)? *= *'([0-9]+)\..*/\2/p" "$tsite/torch/version.py")
+	case $tcuda in
+	12) sel=12.1.1 ;;
+	13) sel=13.0 ;;
+	*) die "torch's version.py names CUDA '$tcuda'" ;;
+	esac
+	cudaenv install "$sel" --source pypi --components cuda_cudart,libnvjitlink,libcusparse,libcublas
+	local import_code doctor_out lib_status
+	set +e
+	(cd "$work" && cudaenv exec "$sel" -- "$tvenv/bin/python" -c 'import torch; print("torch", torch.__version__, "imports")')
+	import_code=$?
+	doctor_out=$(cd "$work" && CUDAENV_VERSION="$sel" VIRTUAL_ENV="$tvenv" cudaenv doctor 2>&1)
+	set -e
+	grep -A1 -E '^(ok|warn|FAIL|skip) +(kernels|libraries)' <<<"$doctor_out" || true
+	lib_status=$(sed -n -E 's/^(ok|warn|FAIL|skip) +libraries .*/\1/p' <<<"$doctor_out")
+	grep -qE '^(ok|warn|FAIL|skip) +kernels +.*libtorch_cuda.so' <<<"$doctor_out" || die "doctor's kernels check did not read libtorch_cuda.so"
+	if [[ $import_code -eq 0 ]]; then
+		[[ "$lib_status" != FAIL ]] || die "import torch works, and doctor's libraries check fails"
+	else
+		[[ "$lib_status" == FAIL ]] || die "import torch fails (exit $import_code), and doctor's libraries check says $lib_status"
+	fi
+	echo "CUDA $sel selected: import torch exit $import_code; doctor libraries: $lib_status"
+	done_step
+}
+if [[ -n "${ONLY_INSPECT:-}" ]]; then
+	inspect_step
+	printf '\n== ok: inspect lists what cuobjdump lists, names the undefined-symbol trap, and doctor agrees with importing torch\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
 if [[ -n "${ONLY_PRODUCTS:-}" ]]; then
 	products
 	printf '\n== ok: NCCL and cuSPARSELt from PyPI link through the environment cudaenv sets, and leaving takes it back\ntimes:\n'
@@ -243,10 +358,10 @@ if [[ -n "${ONLY_PRODUCTS:-}" ]]; then
 	exit 0
 fi
 
-# (9) trust in what the index and a venv say: see the top. A function,
+# (10) trust in what the index and a venv say: see the top. A function,
 # so that ONLY_METADATA=1 can run it alone.
 metadata_trust() {
-	step "(9) wheel metadata cached only as checked, keyed by index and file; a hostile venv's torch says one line"
+	step "(10) wheel metadata cached only as checked, keyed by index and file; a hostile venv's torch says one line"
 	local out sums n
 	# The cuda-toolkit meta-package's small wheels are read whole, checked
 	# against the page's sha256, and cached (not under that sha256).
@@ -448,6 +563,8 @@ fi
 
 step "list the CUDA releases on ${CUDAENV_PYPI_INDEX:-https://pypi.org/simple/}"
 cudaenv ls-remote cuda 13
+# A prefix the index has no release of fails, naming what it has (#36).
+! cudaenv ls-remote cuda 99 || die "ls-remote cuda 99 succeeded"
 done_step
 
 step "install the newest CUDA 13, minimal profile"
@@ -636,6 +753,7 @@ fi
 libraries_trap
 [[ -n "${SKIP_TORCH:-}" ]] || torch_extension
 [[ -n "${SKIP_PRODUCTS:-}" ]] || products
+[[ -n "${SKIP_INSPECT:-}" ]] || inspect_step
 metadata_trust
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
@@ -643,6 +761,7 @@ printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, th
 printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it'
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; a PyTorch extension including ATen/cuda/CUDAContext.h builds against what install --for installed'
 [[ -n "${SKIP_PRODUCTS:-}" ]] || printf '; NCCL and cuSPARSELt link through the environment cudaenv sets'
+[[ -n "${SKIP_INSPECT:-}" ]] || printf '; inspect lists what cuobjdump lists and names the undefined symbol'
 printf '; wheel metadata is cached only as checked, and a hostile venv gets one line'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"

@@ -68,6 +68,34 @@ type Installer struct {
 	opts     Options
 	client   *fetch.Client
 	fellBack bool // FallbackToPyPI was reported
+	// said keeps the warnings already given in this command, shared by
+	// the copies the pipeline plans with: a wheel skipped is said once
+	// however many plans (releases tried, --for's targets) meet it.
+	said *saidOnce
+}
+
+// saidOnce is a set of warnings given, safe for the pipeline's jobs.
+type saidOnce struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// first reports whether key is new, and marks it said; a nil set says
+// everything is new.
+func (s *saidOnce) first(key string) bool {
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen[key] {
+		return false
+	}
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	s.seen[key] = true
+	return true
 }
 
 // New checks the options (the mirror's scheme) and returns an Installer.
@@ -75,7 +103,7 @@ func New(o Options) (*Installer, error) {
 	if err := checkMirror(o.Mirror); err != nil {
 		return nil, err
 	}
-	return &Installer{opts: o, client: &fetch.Client{
+	return &Installer{opts: o, said: &saidOnce{}, client: &fetch.Client{
 		Base:     strings.TrimRight(o.Mirror, "/"),
 		CacheDir: o.CacheDir,
 		Offline:  o.Offline,
