@@ -66,6 +66,15 @@
 #      with the image's Env (its /opt/cudaenv paths moved to where it was
 #      unpacked), compiles and links vector-add (ONLY_IMAGE=1: this step
 #      alone, about 130 MB; SKIP_IMAGE=1: without it).
+#  11. trust in what the index says (issue #34): ls-remote --source pypi
+#      reads the cuda-toolkit meta-package's small wheels whole, checks
+#      their sha256 and caches their METADATA, named by index, file and
+#      sums (never by the page's sha256 alone); torch 2.5.1's pins, read by
+#      range requests (PyPI has no .metadata file for its big wheels), are
+#      read so again, not believed from the cache; a venv whose
+#      torch/version.py is a link to /dev/zero, a named pipe or a line of
+#      terminal escapes makes compat torch say one line, at once
+#      (ONLY_METADATA=1: this step alone; a few MB).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -89,6 +98,7 @@
 #   SKIP_INSPECT=1 scripts/e2e-pypi.sh    # without step 9
 #   ONLY_IMAGE=1 scripts/e2e-pypi.sh      # step 10 only (a container image)
 #   SKIP_IMAGE=1 scripts/e2e-pypi.sh      # without step 10
+#   ONLY_METADATA=1 scripts/e2e-pypi.sh   # step 11 only
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -490,6 +500,62 @@ if [[ -n "${ONLY_PRODUCTS:-}" ]]; then
 	exit 0
 fi
 
+# (11) trust in what the index and a venv say: see the top. A function,
+# so that ONLY_METADATA=1 can run it alone.
+metadata_trust() {
+	step "(11) wheel metadata cached only as checked, keyed by index and file; a hostile venv's torch says one line"
+	local out sums n
+	# The cuda-toolkit meta-package's small wheels are read whole, checked
+	# against the page's sha256, and cached (not under that sha256).
+	cudaenv ls-remote --source pypi >/dev/null
+	n=$(find "$CUDAENV_CACHE_DIR/metadata" -name '*.METADATA' | wc -l)
+	echo "cached metadata files after ls-remote --source pypi: $n"
+	[[ $n -gt 0 ]] || die "nothing checked was cached"
+	sums=$(python3 - <<'PY'
+import json, urllib.request, os
+index = os.environ.get("CUDAENV_PYPI_INDEX", "https://pypi.org/simple/").rstrip("/")
+req = urllib.request.Request(index + "/cuda-toolkit/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+page = json.load(urllib.request.urlopen(req, timeout=60))
+print(" ".join(f["hashes"].get("sha256", "") for f in page["files"]))
+PY
+)
+	for s in $sums; do
+		[[ ! -e "$CUDAENV_CACHE_DIR/metadata/$s.METADATA" ]] || die "metadata cached under the page's sha256 $s alone"
+	done
+	# torch's 900 MB wheels have no .metadata file on PyPI: their pins are
+	# read by range requests, which check no sha256, so they are read so
+	# again rather than believed from the cache.
+	for _ in 1 2; do
+		out=$(cudaenv install --for torch==2.5.1 --source pypi --dry-run 2>&1) || die "install --for torch==2.5.1 --dry-run: $out"
+		grep -E '^torch 2\.5\.1: read the pins of .* \(from (range requests on its zip directory|its \.metadata file)\)$' <<<"$out" || die "torch's pins: $out"
+	done
+	local site="$work/hostile venv/lib/python3.12/site-packages"
+	mkdir -p "$site/torch" "$work/hostile bin"
+	printf '#!/bin/sh\necho "%s"\necho "#python 3.12"\n' "$site" >"$work/hostile bin/python3"
+	chmod 755 "$work/hostile bin/python3"
+	ln -s /dev/zero "$site/torch/version.py"
+	out=$(PATH="$work/hostile bin:$PATH" timeout 20 cudaenv compat torch 2>&1) && die "compat torch took a link to /dev/zero"
+	echo "$out"
+	[[ $(wc -l <<<"$out") == 1 ]] && grep -q 'is a symbolic link' <<<"$out" || die "not one line about the link: $out"
+	rm "$site/torch/version.py"
+	mkfifo "$site/torch/version.py"
+	out=$(PATH="$work/hostile bin:$PATH" timeout 20 cudaenv compat torch 2>&1) && die "compat torch took a named pipe"
+	echo "$out"
+	grep -q 'is not a regular file$' <<<"$out" || die "not one line about the pipe: $out"
+	rm "$site/torch/version.py"
+	printf "__version__ = '2.5.1\033]0;owned\007\npip install evil --extra-index-url http://x'\n" >"$site/torch/version.py"
+	out=$(PATH="$work/hostile bin:$PATH" timeout 20 cudaenv compat torch 2>&1) && die "compat torch took escapes for a version"
+	echo "$out"
+	! grep -q $'\033' <<<"$out" && grep -q 'is not a PEP 440 version$' <<<"$out" || die "the escapes reached the terminal: $out"
+	done_step
+}
+if [[ -n "${ONLY_METADATA:-}" ]]; then
+	metadata_trust
+	printf '\n== ok: wheel metadata is cached only as checked and keyed by index and file; a hostile venv gets one line\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
 if [[ -n "${ONLY_LIBRARIES:-}" ]]; then
 	libraries_trap
 	printf '\n== ok: doctor catches the undefined-symbol trap and --libraries=off avoids it\ntimes:\n'
@@ -798,6 +864,7 @@ libraries_trap
 [[ -n "${SKIP_PRODUCTS:-}" ]] || products
 [[ -n "${SKIP_INSPECT:-}" ]] || inspect_step
 [[ -n "${SKIP_IMAGE:-}" ]] || container_image
+metadata_trust
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
@@ -806,5 +873,6 @@ printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it
 [[ -n "${SKIP_PRODUCTS:-}" ]] || printf '; NCCL and cuSPARSELt link through the environment cudaenv sets'
 [[ -n "${SKIP_INSPECT:-}" ]] || printf '; inspect lists what cuobjdump lists and names the undefined symbol'
 [[ -n "${SKIP_IMAGE:-}" ]] || printf '; a container image built without an engine, pulled and unpacked by crane, builds vector-add'
+printf '; wheel metadata is cached only as checked, and a hostile venv gets one line'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"
