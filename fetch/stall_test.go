@@ -196,8 +196,8 @@ func TestDocumentsSharingABudgetStallNoLongerTogetherThanIt(t *testing.T) {
 		t.Fatalf("err = %v\n%s", err, n.String())
 	}
 	// Each stalled request loses a stall limit's worth: together no more
-	// than the budget (each document on its own budget would stall 2+4
-	// times, 2+9 with these numbers).
+	// than the budget (each document on its own budget would stall 2+9
+	// times).
 	if got, most := int(stalled.Load()), int(budget/stall); got > most {
 		t.Errorf("%d stalled requests, want at most %d:\n%s", got, most, n.String())
 	}
