@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,7 +124,7 @@ func TestOnlyTheMetaPackageNeededIsRead(t *testing.T) {
 func TestAMetaPackageThatDisagreesRenamesNothing(t *testing.T) {
 	r1250, _ := pypi.CatalogRelease("12.5.0")
 	offers := pypi.Offers(pypi.CatalogReleases(), []string{"12.5.39", "12.5.82", "13.4.92"})
-	offers = pypi.WithToolkitNames(offers, []string{"12.5.1", "13.4.3"})
+	offers = pypi.WithToolkitNames(offers, []string{"12.5.1", "13.4.3", "13.0.2"}, pypi.CatalogReleases())
 	var names []string
 	for _, o := range offers {
 		if o.Release.Major() == 12 && strings.HasPrefix(o.Name(), "12.5") || strings.HasPrefix(o.Name(), "13.4") {
@@ -132,6 +133,10 @@ func TestAMetaPackageThatDisagreesRenamesNothing(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "12.5.0 12.5.1 13.4.2 13.4.3" {
 		t.Errorf("offers %s, want 12.5.0 12.5.1 13.4.2 13.4.3", got)
+	}
+	// 13.0.2 is in the table, and its runtime is not on this index.
+	if slices.ContainsFunc(offers, func(o pypi.Offer) bool { return o.Name() == "13.0.2" }) {
+		t.Error("13.0.2 is offered: the meta-package named it, but its runtime is not on the index")
 	}
 	var o1251 pypi.Offer
 	for _, o := range offers {

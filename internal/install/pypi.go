@@ -16,7 +16,6 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
-	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -99,7 +98,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	if err != nil {
 		return nil, fmt.Errorf("install %s --source pypi: %w", offer.Name(), err)
 	}
-	if !offer.Known || offer.Release.FromToolkit {
+	if (!offer.Known || offer.Release.FromToolkit) && in.said.first("unlisted "+offer.Name()) {
 		in.event(UnlistedRelease{Release: offer.Name(), Note: offer.Note()})
 	}
 	res, err := idx.Resolve(ctx, t.Platform, reqs)
@@ -266,7 +265,7 @@ func (in *Installer) pypiOffers(ctx context.Context, idx *pypi.Index) ([]pypi.Of
 			runtime = append(runtime, vs...)
 		}
 	}
-	offers := pypi.WithToolkitNames(pypi.Offers(known, runtime), names)
+	offers := pypi.WithToolkitNames(pypi.Offers(known, runtime), names, known)
 	if len(offers) == 0 {
 		return nil, nil, fmt.Errorf("%s has no CUDA runtime wheels (%s); is CUDAENV_PYPI_INDEX a mirror of PyPI's NVIDIA projects?", idx.URL(), strings.Join(pypi.RuntimeProjects(), ", "))
 	}
@@ -475,7 +474,7 @@ func (in *Installer) cacheListing(indexURL string, p fetch.Product, names []stri
 	if err != nil {
 		return
 	}
-	_ = atomicfile.Write(filepath.Join(in.opts.CacheDir, "index", "pypi-"+hex.EncodeToString(sum[:6]), string(p)+".json"), data, 0o644)
+	_ = in.client.WriteTrusted(filepath.Join("index", "pypi-"+hex.EncodeToString(sum[:6]), string(p)+".json"), data)
 }
 
 // ReleasesShipping names the CUDA releases in cudaenv's table that shipped

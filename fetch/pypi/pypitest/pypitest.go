@@ -422,6 +422,9 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 	}
 	wheels := ix.generate(name, p)
 	listed := func(wh Wheel) string {
+		if fw, ok := ix.frameworks[wh.Filename]; ok && fw.ClaimSHA256 != "" {
+			return fw.ClaimSHA256
+		}
 		switch {
 		case ix.cfg.noHash[name]:
 			return ""
@@ -435,7 +438,7 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 			Filename string            `json:"filename"`
 			URL      string            `json:"url"`
 			Hashes   map[string]string `json:"hashes"`
-			Size     int               `json:"size"`
+			Size     int64             `json:"size"`
 			Yanked   any               `json:"yanked"`
 			Python   string            `json:"requires-python,omitempty"`
 			Core     map[string]string `json:"core-metadata,omitempty"`
@@ -455,7 +458,7 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 			if h := listed(wh); h != "" {
 				hashes["sha256"] = h
 			}
-			jf := jsonFile{Filename: wh.Filename, URL: "../../files/" + wh.Filename, Hashes: hashes, Size: len(wh.Data), Yanked: false, Python: ix.requiresPython(wh.Filename)}
+			jf := jsonFile{Filename: wh.Filename, URL: "../../files/" + wh.Filename, Hashes: hashes, Size: ix.listedSize(wh), Yanked: false, Python: ix.requiresPython(wh.Filename)}
 			if ix.cfg.yanked[[2]string{name, wh.Version}] {
 				jf.Yanked = "broken upload"
 			}
