@@ -281,10 +281,23 @@ func (r *installReport) Event(ev install.Event) {
 		}
 	case install.FrameworkFallback:
 		sayf(e.stderr, "cudaenv: could not read %s's wheel (%v); using cudaenv's built-in tables\n", ev.For, ev.Err)
+	case install.FrameworkFromTables:
+		sayf(e.stderr, "%s from cudaenv's tables: PyPI serves its %s build, whose wheel pins %s\n", ev.For, ev.Variant, strings.Join(ev.Products(), ", "))
+		sayf(e.stderr, "  CUDA %s: %s\n", ev.CUDA, ev.Note)
+		for _, l := range ev.LeftOut {
+			sayf(e.stderr, "cudaenv: note: left out %s\n", l)
+		}
 	case install.WouldInstall:
 		state := "would install"
 		if ev.Installed {
 			state = "already installed"
+		}
+		if ev.Unlisted != "" {
+			sayf(e.stdout, "%s %s (its files are not listed: %s)\n", state, ev.Label, ev.Unlisted)
+			if ev.Use != "" {
+				sayf(e.stdout, "select it with: cudaenv use %s\n", ev.Use)
+			}
+			break
 		}
 		sayf(e.stdout, "%s %s (%s, %s) from %s\n", state, ev.Label, plural(ev.Files, "file"), humanBytes(ev.Bytes), ev.Source)
 		for _, f := range ev.Entries {

@@ -84,6 +84,11 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 		canFallBack := in.client.Offline || fetch.Unreachable(err) || errors.Is(err, pypi.ErrProjectNotFound) || errors.Is(err, pypi.ErrNoFrameworkWheel)
 		if _, inTable := compat.Torch(fw.Version); fw.Project == "torch" && len(fw.Extras) == 0 && inTable && canFallBack {
 			in.event(FrameworkFallback{For: fw.Project + " " + fw.Version, Err: err})
+			// PyPI's own build of the release, where the table has it;
+			// else the build this machine's driver runs.
+			if specs, ok, err := in.forTorchTables(ctx, fw, wheelPlatform(platform), req); ok {
+				return specs, err
+			}
 			return in.forTorch(ctx, "torch=="+fw.Version, req.Source)
 		}
 		if canFallBack && !in.client.Offline {
