@@ -216,7 +216,7 @@ const maxLinkTarget = 4096
 // rootfs.MaxUnpacked of its size, or a symlink longer than a path.
 // archive/zip holds every entry to its declared size.
 func checkZip(r io.ReaderAt, size int64) error {
-	zr, err := zip.NewReader(r, size)
+	zr, err := OpenZip(r, size)
 	if err != nil {
 		return err
 	}

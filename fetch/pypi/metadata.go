@@ -102,6 +102,15 @@ func (ix *Index) wheelMetadata(ctx context.Context, f File, cacheDir string) (*M
 
 var errNoMetadataFile = errors.New("no .metadata file")
 
+// checkWheelSize refuses, before any request for the wheel, a size no
+// wheel has; from says who claimed it.
+func checkWheelSize(size int64, from string) error {
+	if size > fetch.MaxWheelSize {
+		return fmt.Errorf("%s says the wheel is %d bytes; no wheel is over %d GiB: refusing it", from, size, fetch.MaxWheelSize>>30)
+	}
+	return nil
+}
+
 // pep658 reads the wheel's .metadata file and checks its hash.
 func (ix *Index) pep658(ctx context.Context, f File) ([]byte, error) {
 	resp, err := ix.get(ctx, f.URL+".metadata", "")
@@ -132,6 +141,9 @@ func (ix *Index) pep658(ctx context.Context, f File) ([]byte, error) {
 // known to be small, else through range requests; a server without ranges
 // still serves a small wheel whole.
 func (ix *Index) metadataFromWheel(ctx context.Context, f File) ([]byte, string, error) {
+	if err := checkWheelSize(f.Size, "the index page"); err != nil {
+		return nil, "", err
+	}
 	if f.Size > 0 && f.Size <= maxSmallWheel {
 		data, err := ix.wholeWheel(ctx, f)
 		return data, "wheel", err
@@ -139,15 +151,21 @@ func (ix *Index) metadataFromWheel(ctx context.Context, f File) ([]byte, string,
 	size := f.Size
 	if size <= 0 {
 		size = ix.fileSize(ctx, f.URL)
+		if err := checkWheelSize(size, "the server"); err != nil {
+			return nil, "", err
+		}
 	}
 	if size <= 0 {
 		return nil, "", errors.New("the index says neither the wheel's size nor answers range requests; cannot read its metadata without downloading it")
 	}
 	ra := &httpRangeReader{ix: ix, ctx: ctx, url: f.URL, size: size}
-	zr, err := zip.NewReader(ra, size)
+	zr, err := fetch.OpenZip(ra, size)
 	if errors.Is(err, errNoRanges) && size <= maxSmallWheel {
 		data, err := ix.wholeWheel(ctx, f)
 		return data, "wheel", err
+	}
+	if errors.Is(err, fetch.ErrZipDirectory) {
+		return nil, "", err
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("read zip directory: %w", err)
@@ -176,7 +194,7 @@ func (ix *Index) wholeWheel(ctx context.Context, f File) ([]byte, error) {
 			return nil, errors.New("sha256 mismatch with the index page")
 		}
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	zr, err := fetch.OpenZip(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("read wheel: %w", err)
 	}
