@@ -55,9 +55,10 @@ var allowed = map[string][]string{
 	// The one place fetch and store meet: planning and carrying out installs.
 	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/version", "store"},
 
-	"internal/venv":   {}, // the one bounded reader of Python environments' files
-	"internal/detect": {"compat", "internal/venv", "internal/version"},
-	"internal/doctor": {"compat", "internal/detect", "internal/termsafe", "internal/version"},
+	"internal/venv":    {},                              // the one bounded reader of Python environments' files
+	"internal/envpins": {"fetch/pypi", "internal/venv"}, // --for PATH: a venv's or a lock's NVIDIA wheels as exact requirements
+	"internal/detect":  {"compat", "internal/venv", "internal/version"},
+	"internal/doctor":  {"compat", "internal/detect", "internal/termsafe", "internal/version"},
 
 	"compat/internal/gen":           {},
 	"compat/internal/gen/gencompat": {"compat/internal/gen"},

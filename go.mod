@@ -3,6 +3,7 @@ module github.com/cudaenv/cudaenv
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/adrg/xdg v0.5.3
 	github.com/mholt/archives v0.1.5
 	github.com/mikelolasagasti/xz v1.0.1
