@@ -116,6 +116,10 @@ func installCommands(e *env) []*cli.Command {
 // installer is the install package set up with this command's flags and
 // the settings (CUDAENV_MIRROR, CUDAENV_PYPI_INDEX, …).
 func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) {
+	return e.installerReport(c, quiet, nil)
+}
+
+func (e *env) installerReport(c *cli.Context, quiet bool, edit func(*installReport)) (*install.Installer, error) {
 	mirror := c.String("mirror")
 	if mirror == "" {
 		var err error
@@ -132,6 +136,10 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 	if err != nil {
 		return nil, err
 	}
+	report := &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default"), command: c.Command.Name}
+	if edit != nil {
+		edit(report)
+	}
 	return install.New(install.Options{
 		Store:     st,
 		CacheDir:  e.dirs.Cache,
@@ -144,7 +152,7 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 		GOOS:      e.goos,
 		GOARCH:    runtime.GOARCH,
 		Driver:    func(ctx context.Context) string { return e.host(true).Driver(ctx).Version },
-		Reporter:  &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default"), command: c.Command.Name},
+		Reporter:  report,
 		Changed:   func() { afterStoreChange(e) },
 		Notice:    func(line string) { fmt.Fprintf(e.stderr, "cudaenv: %s\n", termsafe.Escape(line)) },
 
@@ -167,8 +175,9 @@ func installCmd(e *env, c *cli.Context) error {
 	if c.IsSet("profile") {
 		profile = c.String("profile") // a lock has its own; only a typed one can disagree
 	}
-	return withInstaller(e, c, c.Bool("quiet"), func(ctx context.Context, in *install.Installer) error {
-		_, err := in.Install(ctx, install.Request{
+	oneUse := c.String("for") != "" && !c.Bool("dry-run")
+	return withInstallerReport(e, c, c.Bool("quiet"), func(r *installReport) { r.oneUse = oneUse }, func(ctx context.Context, in *install.Installer) error {
+		results, err := in.Install(ctx, install.Request{
 			Args:   c.Args().Slice(),
 			For:    c.String("for"),
 			Python: c.String("python"),
@@ -184,6 +193,9 @@ func installCmd(e *env, c *cli.Context) error {
 			Force:       c.Bool("force"),
 			Locked:      c.Bool("locked"),
 		})
+		if err == nil && oneUse {
+			activateAll(e, results, nil)
+		}
 		return err
 	})
 }
@@ -193,7 +205,13 @@ func installCmd(e *env, c *cli.Context) error {
 // cancels. An interrupted run exits 130; a write the system store refuses
 // says whose store it is (systemWriteErr).
 func withInstaller(e *env, c *cli.Context, quiet bool, run func(context.Context, *install.Installer) error) error {
-	in, err := e.installer(c, quiet)
+	return withInstallerReport(e, c, quiet, nil, run)
+}
+
+// withInstallerReport is withInstaller with the report set up by edit
+// (nil: as it is).
+func withInstallerReport(e *env, c *cli.Context, quiet bool, edit func(*installReport), run func(context.Context, *install.Installer) error) error {
+	in, err := e.installerReport(c, quiet, edit)
 	if err != nil {
 		return err
 	}
@@ -235,6 +253,9 @@ type installReport struct {
 	quiet   bool
 	profile string // what a bare install asks for, named in the hint to add more
 	command string // install, ls-remote, lock, …: what the fallback line says happens
+	// oneUse: one line activates everything the command installed
+	// (activateAll, after --for), not one per version.
+	oneUse bool
 }
 
 func (r *installReport) Event(ev install.Event) {
@@ -343,7 +364,9 @@ func (r *installReport) Event(ev install.Event) {
 			if ev.Entry.Receipt.LibrariesOnly {
 				sayf(e.stdout, "%s is libraries only (no nvcc): it runs prebuilt programs and wheels, and host code links against its libraries\n", ev.Label)
 			}
-			sayf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
+			if !r.oneUse {
+				sayf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
+			}
 		}
 	}
 }
