@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},
 
 	// The one place fetch and store meet: planning and carrying out installs.
-	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/version", "store"},
+	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/envpins", "internal/lockfile", "internal/resolve", "internal/version", "store"},
 
 	"internal/venv":    {},                              // the one bounded reader of Python environments' files
 	"internal/envpins": {"fetch/pypi", "internal/venv"}, // --for PATH: a venv's or a lock's NVIDIA wheels as exact requirements

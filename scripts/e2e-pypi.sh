@@ -42,6 +42,13 @@
 #      in a project selecting them with nothing but what the bash hook sets
 #      (CPATH, LIBRARY_PATH), prints the NCCL version, and leaving the
 #      project takes every variable back (ONLY_PRODUCTS=1: this step alone).
+#   9. `pip install torch` into a venv (with its NVIDIA wheels, as pip
+#      installs it), then install --for <that venv>: the one activation
+#      line says libraries=off (the venv loads its own), and every library
+#      file the toolkit puts on LD_LIBRARY_PATH that the venv also has is
+#      the same file, byte for byte; the versions are the venv's
+#      dist-infos'. FOR_VENV_TORCH=X picks the release; ONLY_FOR_VENV=1
+#      runs this step alone (torch and its CUDA wheels: about 4 GB).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -61,6 +68,8 @@
 #   ONLY_EXTENSIONS=1 scripts/e2e-pypi.sh # step 7 only
 #   ONLY_PRODUCTS=1 scripts/e2e-pypi.sh   # step 8 only (NCCL, cuSPARSELt)
 #   SKIP_PRODUCTS=1 scripts/e2e-pypi.sh   # without step 8
+#   ONLY_FOR_VENV=1 scripts/e2e-pypi.sh   # step 9 only (install --for <venv>)
+#   SKIP_FOR_VENV=1 scripts/e2e-pypi.sh   # without step 9
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -229,6 +238,61 @@ CPP
 if [[ -n "${ONLY_PRODUCTS:-}" ]]; then
 	products
 	printf '\n== ok: NCCL and cuSPARSELt from PyPI link through the environment cudaenv sets, and leaving takes it back\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
+# (9) install --for <venv> after pip install torch: see the top. A
+# function, so that ONLY_FOR_VENV=1 can run it alone.
+for_venv() {
+	step "(9) pip install torch${FOR_VENV_TORCH:+==$FOR_VENV_TORCH} into a venv, then install --for <venv>: the toolkit's libraries are the venv's own"
+	local venv="$work/torch ve'nv"
+	python3 -m venv "$venv"
+	local pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
+	[[ -z "${CUDAENV_PYPI_INDEX:-}" ]] || pip+=(--index-url "$CUDAENV_PYPI_INDEX")
+	"${pip[@]}" "torch${FOR_VENV_TORCH:+==$FOR_VENV_TORCH}"
+	local site
+	site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	"$venv/bin/python" -m pip list --disable-pip-version-check 2>/dev/null | grep -iE '^(torch|nvidia-|cuda-toolkit)' || true
+	cudaenv install --for "$venv" --dry-run
+	local out
+	out=$(cudaenv install --for "$venv" 2>&1 | tee -a /dev/stderr)
+	local use
+	use=$(sed -n 's/^activate it with: cudaenv use //p' <<<"$out")
+	[[ -n "$use" ]] || die "install --for <venv> printed no activation line"
+	[[ $(grep -c '^activate it with' <<<"$out") -eq 1 ]] || die "install --for <venv> printed more than one activation line"
+	[[ $use == --libraries=off\ * ]] || die "the activation line does not keep the toolkit's libraries off for the venv's torch: $use"
+	local words=${use#--libraries=off }
+	# With the libraries on, every file the toolkit puts on
+	# LD_LIBRARY_PATH that the venv's wheels also have is the same file.
+	local dirs same=0 differ=0
+	# shellcheck disable=SC2086 # the words are versions: cudaenv printed them
+	dirs=$(cudaenv exec $words -- sh -c 'printf "%s" "$LD_LIBRARY_PATH"')
+	local d f name mine
+	while IFS= read -r -d: d || [[ -n "$d" ]]; do
+		d=${d%$'\n'}
+		[[ "$d" == "$CUDAENV_ROOT"/* ]] || continue
+		for f in "$d"/lib*.so*; do
+			[[ -f "$f" ]] || continue
+			name=$(basename "$f")
+			mine=$(find "$site/nvidia" "$site/cutensor" -name "$name" -type f 2>/dev/null | head -1)
+			[[ -n "$mine" ]] || continue
+			if cmp -s "$f" "$mine"; then
+				same=$((same + 1))
+			else
+				differ=$((differ + 1))
+				echo "differs: $f and $mine" >&2
+			fi
+		done
+	done <<<"$dirs"
+	echo "library files the toolkit shares with the venv: $same the same, $differ different"
+	[[ $differ -eq 0 ]] || die "$differ library files on the toolkit's LD_LIBRARY_PATH differ from the venv's"
+	[[ $same -ge 3 ]] || die "only $same of the toolkit's library files are also in the venv"
+	done_step
+}
+if [[ -n "${ONLY_FOR_VENV:-}" ]]; then
+	for_venv
+	printf '\n== ok: install --for <venv> gives a toolkit whose libraries are the venv'"'"'s own\ntimes:\n'
 	printf '%s\n' "${times[@]}"
 	exit 0
 fi
@@ -570,11 +634,13 @@ fi
 libraries_trap
 [[ -n "${SKIP_TORCH:-}" ]] || torch_extension
 [[ -n "${SKIP_PRODUCTS:-}" ]] || products
+[[ -n "${SKIP_TORCH:-}${SKIP_FOR_VENV:-}" ]] || for_venv
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
 printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it'
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; a PyTorch extension including ATen/cuda/CUDAContext.h builds against what install --for installed'
 [[ -n "${SKIP_PRODUCTS:-}" ]] || printf '; NCCL and cuSPARSELt link through the environment cudaenv sets'
+[[ -n "${SKIP_TORCH:-}${SKIP_FOR_VENV:-}" ]] || printf '; install --for <venv> gives the venv'"'"'s own libraries'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"
