@@ -55,8 +55,12 @@ type Receipt struct {
 	// --components without cuda_nvcc): good for running prebuilt programs
 	// and wheels, and for host code against its libraries, not for
 	// compiling CUDA code.
-	LibrariesOnly bool     `json:"libraries_only,omitempty"`
-	Licenses      []string `json:"licenses,omitempty"`
+	LibrariesOnly bool `json:"libraries_only,omitempty"`
+	// Differs lists the components whose builds are not the release's own
+	// (a toolkit made to the builds a framework pins: install --for), each
+	// with the release's own version ("" when the release has none).
+	Differs  map[string]string `json:"differs,omitempty"`
+	Licenses []string          `json:"licenses,omitempty"`
 	// InstalledBytes is the size of the entry's files when it was
 	// installed (rootfs.Size), so that list need not walk thousands of
 	// files; 0 in receipts written before it was recorded.
@@ -71,6 +75,36 @@ type Component struct {
 	SHA256  string `json:"sha256,omitempty"`
 	Size    int64  `json:"size,omitempty"`
 	License string `json:"license,omitempty"`
+}
+
+// DiffersText says which components are not the release's own builds:
+// "cuda_nvrtc 12.6.77 (12.6.3's is 12.6.85)", sorted; "" when none.
+func (r Receipt) DiffersText() string {
+	if len(r.Differs) == 0 {
+		return ""
+	}
+	ids := make([]string, 0, len(r.Differs))
+	for id := range r.Differs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var parts []string
+	for _, id := range ids {
+		have := ""
+		for _, c := range r.Components {
+			if c.ID == id {
+				have = c.Version
+			}
+		}
+		own := r.Differs[id]
+		switch {
+		case own == "":
+			parts = append(parts, fmt.Sprintf("%s %s (not in %s)", id, have, r.Version))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %s (%s's is %s)", id, have, r.Version, own))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Entry is one installed or linked version.

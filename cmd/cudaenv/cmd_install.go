@@ -45,9 +45,10 @@ func installCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "refresh", Usage: "refresh the cached release index first"},
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors and the final line"},
 				&cli.StringFlag{Name: "source", Usage: "nvidia (the redist server or --mirror), pypi (NVIDIA's wheels on CUDAENV_PYPI_INDEX) or auto (nvidia, falling back to pypi); also CUDAENV_SOURCE"},
-				&cli.StringFlag{Name: "for", Usage: "install the CUDA and cuDNN a framework release's wheel pins (read from the package index; cudaenv's tables offline), e.g. --for torch==2.15.0, jax[cuda13]==0.9.0, tensorflow[and-cuda]==2.21.0"},
+				&cli.GenericFlag{Name: "for", Value: &repeated{}, Usage: "install what a requirement loads of NVIDIA's (PEP 508, resolved on the package index as pip and uv resolve it; cudaenv's tables offline): one toolkit with the builds it pins, its cuDNN and libraries; repeat it for several that must agree, e.g. --for torch==2.15.0 --for 'jax[cuda13]==0.9.0', --for vllm, --for 'nvidia-cublas-cu12==12.4.5.8'"},
 				&cli.StringFlag{Name: "python", Usage: "with --for: the CPython version whose wheel is read (default " + install.DefaultPython + ")"},
 				&cli.BoolFlag{Name: "dry-run", Usage: "print what would be installed, with exact versions and where they come from; install nothing"},
+				&cli.BoolFlag{Name: "json", Usage: "with --dry-run: print the plan as JSON ({\"products\":[{\"product\",\"version\",\"source\",\"components\":[{\"id\",\"project\",\"version\"}]}]}), for scripts"},
 				&cli.BoolFlag{Name: "locked", Usage: "install exactly what .cuda-version.lock lists, and fail if it no longer matches .cuda-version (CI)"},
 				&cli.BoolFlag{Name: "system", Usage: "install into the system store (CUDAENV_SYSTEM_ROOT), readable by all users; for its admin"},
 				&cli.StringFlag{Name: "from", Usage: "install the versions in a bundle FILE (see: cudaenv bundle export), with no network"},
@@ -119,6 +120,9 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 	return e.installerReport(c, quiet, nil)
 }
 
+// installerReport is installer with its report set up by edit (nil: as
+// it is): install --dry-run --json gathers the plans, install --for
+// prints one activation line.
 func (e *env) installerReport(c *cli.Context, quiet bool, edit func(*installReport)) (*install.Installer, error) {
 	mirror := c.String("mirror")
 	if mirror == "" {
@@ -175,11 +179,23 @@ func installCmd(e *env, c *cli.Context) error {
 	if c.IsSet("profile") {
 		profile = c.String("profile") // a lock has its own; only a typed one can disagree
 	}
-	oneUse := c.String("for") != "" && !c.Bool("dry-run")
-	return withInstallerReport(e, c, c.Bool("quiet"), func(r *installReport) { r.oneUse = oneUse }, func(ctx context.Context, in *install.Installer) error {
+	var plan *jsonPlan
+	if c.Bool("json") {
+		if !c.Bool("dry-run") {
+			return errors.New("install --json prints a plan; use it with --dry-run (nothing is installed then)")
+		}
+		plan = &jsonPlan{}
+	}
+	var forReqs []string
+	if v, ok := c.Generic("for").(*repeated); ok {
+		forReqs = *v
+	}
+	oneUse := len(forReqs) > 0 && !c.Bool("dry-run")
+	edit := func(r *installReport) { r.plan, r.oneUse = plan, oneUse }
+	return withInstallerReport(e, c, c.Bool("quiet"), edit, func(ctx context.Context, in *install.Installer) error {
 		results, err := in.Install(ctx, install.Request{
 			Args:   c.Args().Slice(),
-			For:    c.String("for"),
+			For:    forReqs,
 			Python: c.String("python"),
 			DryRun: c.Bool("dry-run"),
 			Here:   install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
@@ -193,8 +209,11 @@ func installCmd(e *env, c *cli.Context) error {
 			Force:       c.Bool("force"),
 			Locked:      c.Bool("locked"),
 		})
+		if err == nil && plan != nil {
+			return plan.write(e.stdout)
+		}
 		if err == nil && oneUse {
-			activateAll(e, results, nil)
+			activateAll(e, results, forPaths(forReqs))
 		}
 		return err
 	})
@@ -209,7 +228,7 @@ func withInstaller(e *env, c *cli.Context, quiet bool, run func(context.Context,
 }
 
 // withInstallerReport is withInstaller with the report set up by edit
-// (nil: as it is).
+// (nil: as it is; see installerReport).
 func withInstallerReport(e *env, c *cli.Context, quiet bool, edit func(*installReport), run func(context.Context, *install.Installer) error) error {
 	in, err := e.installerReport(c, quiet, edit)
 	if err != nil {
@@ -256,6 +275,9 @@ type installReport struct {
 	// oneUse: one line activates everything the command installed
 	// (activateAll, after --for), not one per version.
 	oneUse bool
+	// plan, for install --dry-run --json, gathers the plans instead of
+	// printing them.
+	plan *jsonPlan
 }
 
 func (r *installReport) Event(ev install.Event) {
@@ -271,28 +293,58 @@ func (r *installReport) Event(ev install.Event) {
 		}
 		sayf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); %s\n", ev.Err, instead)
 	case install.SkippedWheel:
-		sayf(e.stderr, "cudaenv: skipping %s: %v\n", ev.Component, ev.Reason)
+		line := fmt.Sprintf("cudaenv: skipping %s: %v", ev.Component, ev.Reason)
+		if len(ev.Components) > 1 {
+			line = fmt.Sprintf("cudaenv: skipping %s: the index has no wheel of them for %s (%s: %v)", strings.Join(ev.Components, ", "), ev.Label, ev.Component, ev.Reason)
+		}
+		if ev.Older != "" {
+			line += "; " + ev.Older
+		}
+		sayf(e.stderr, "%s\n", line)
 	case install.UnlistedRelease:
 		sayf(e.stderr, "cudaenv: note: CUDA %s is %s\n", ev.Release, ev.Note)
 	case install.FrameworkPinned:
-		via := map[string]string{"metadata": "its .metadata file", "range": "range requests on its zip directory", "wheel": "the whole (small) wheel", "cache": "the cache"}[ev.Via]
-		sayf(e.stderr, "%s: read the pins of %s (from %s)\n", ev.For, ev.Wheel, via)
+		vias := map[string]string{"metadata": "its .metadata file", "range": "range requests on its zip directory", "wheel": "the whole (small) wheel", "cache": "the cache"}
+		for _, rd := range ev.Reads {
+			if !ev.Direct {
+				sayf(e.stderr, "%s: read the pins of %s (from %s)\n", rd.For, rd.Wheel, vias[rd.Via])
+			}
+		}
 		if ev.Extra != "" {
 			sayf(e.stderr, "%s: its CUDA wheels come with the extra [%s]; reading them with it\n", ev.For, ev.Extra)
 		}
-		sayf(e.stderr, "%s wheel pins %s → CUDA %s\n", ev.For, ev.CUDAFrom, ev.CUDA)
-		if len(ev.Libraries) > 0 {
-			sayf(e.stderr, "  cuda-toolkit %s's extras pin %s\n", ev.CUDA, strings.Join(ev.Libraries, ", "))
+		pins := "wheel pins"
+		switch {
+		case ev.Direct:
+			pins = "asks for"
+		case len(ev.Reads) > 1:
+			pins = "wheels pin"
+		}
+		sayf(e.stderr, "%s %s %s → CUDA %s\n", ev.For, pins, ev.CUDAFrom, ev.CUDA)
+		if ev.Unlisted != "" {
+			sayf(e.stderr, "cudaenv: note: %s\n", ev.Unlisted)
+		}
+		if len(ev.Differs) > 0 {
+			sayf(e.stderr, "  CUDA %s with the builds they pin, not its own: %s\n", ev.CUDA, strings.Join(ev.Differs, ", "))
+		}
+		if ev.NotFromSource != "" {
+			sayf(e.stderr, "cudaenv: note: %s\n", ev.NotFromSource)
 		}
 		if ev.Cudnn != "" {
-			line := fmt.Sprintf("%s wheel pins %s → cuDNN %s", ev.For, ev.CudnnFrom, ev.Cudnn)
+			line := fmt.Sprintf("%s %s %s → cuDNN %s", ev.For, pins, ev.CudnnFrom, ev.Cudnn)
 			if ev.CudnnInstall != "" && ev.CudnnInstall != ev.Cudnn {
 				line += fmt.Sprintf(" (installing cuDNN %s, the nearest release the source has)", ev.CudnnInstall)
 			}
 			sayf(e.stderr, "%s\n", line)
 		}
 		for _, l := range ev.Products {
-			sayf(e.stderr, "%s wheel pins %s\n", ev.For, l)
+			sayf(e.stderr, "%s %s %s\n", ev.For, pins, l)
+		}
+		if len(ev.Others) > 0 {
+			sayf(e.stderr, "cudaenv: note: they also take %s, which cudaenv does not install\n", strings.Join(ev.Others, ", "))
+		}
+		for _, n := range ev.Notes {
+			sayf(e.stderr, "cudaenv: note: %s\n", n)
 		}
 		if ev.TableDisagrees != "" {
 			sayf(e.stderr, "cudaenv: note: %s\n", ev.TableDisagrees)
@@ -309,6 +361,10 @@ func (r *installReport) Event(ev install.Event) {
 			sayf(e.stderr, "cudaenv: note: left out %s\n", l)
 		}
 	case install.WouldInstall:
+		if r.plan != nil {
+			r.plan.add(ev)
+			break
+		}
 		state := "would install"
 		if ev.Installed {
 			state = "already installed"
@@ -322,7 +378,14 @@ func (r *installReport) Event(ev install.Event) {
 		}
 		sayf(e.stdout, "%s %s (%s, %s) from %s\n", state, ev.Label, plural(ev.Files, "file"), humanBytes(ev.Bytes), ev.Source)
 		for _, f := range ev.Entries {
-			sayf(e.stdout, "  %s %s  %s\n", f.Component, f.Version, humanBytes(f.Size))
+			line := fmt.Sprintf("  %s %s  %s", f.Component, f.Version, humanBytes(f.Size))
+			switch {
+			case f.NotOwn && f.Own != "":
+				line += fmt.Sprintf("  (not %s's own %s)", ev.Version, f.Own)
+			case f.NotOwn:
+				line += fmt.Sprintf("  (not in %s)", ev.Version)
+			}
+			sayf(e.stdout, "%s\n", line)
 		}
 		if ev.Use != "" {
 			sayf(e.stdout, "select it with: cudaenv use %s\n", ev.Use)
@@ -333,8 +396,11 @@ func (r *installReport) Event(ev install.Event) {
 		// older than them on LD_LIBRARY_PATH would displace.
 		sayf(e.stderr, "torch loads the CUDA libraries of its nvidia-* wheels; to build extensions for it without putting CUDA %s's in front of them: cudaenv local %s --libraries=off\n", ev.CUDA, ev.CUDA)
 	case install.Adding:
-		if !r.quiet {
+		if !r.quiet && len(ev.Missing) > 0 {
 			sayf(e.stderr, "adding %s to %s\n", strings.Join(ev.Missing, ", "), ev.Label)
+		}
+		if !r.quiet && len(ev.Changed) > 0 {
+			sayf(e.stderr, "taking the pinned builds into %s: %s\n", ev.Label, strings.Join(ev.Changed, ", "))
 		}
 	case install.LockUpdated:
 		sayf(e.stderr, "updated %s: %s\n", ev.Path, ev.Reason)

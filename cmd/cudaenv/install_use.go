@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cudaenv/cudaenv/internal/detect"
+	"github.com/cudaenv/cudaenv/internal/envpins"
 	"github.com/cudaenv/cudaenv/internal/install"
 )
 
@@ -39,6 +40,17 @@ func activateAll(e *env, results []install.Result, forPaths []string) {
 	}
 	sayf(e.stdout, "activate it with: cudaenv use --libraries=off %s\n", strings.Join(words, " "))
 	sayf(e.stdout, "  libraries=off: %s in %s loads its CUDA libraries from its own nvidia-* wheels (%s); the toolkit is for building against them (nvcc, headers, CMake), not for putting its copies in front of them\n", fw, where, plural(n, "library file"))
+}
+
+// forPaths are the --for arguments that name a file or folder.
+func forPaths(fors []string) []string {
+	var out []string
+	for _, f := range fors {
+		if envpins.IsPath(f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // frameworkWheels finds the first of the Python environments named by

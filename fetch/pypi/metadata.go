@@ -128,6 +128,7 @@ func (ix *Index) pep658(ctx context.Context, f File) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.bytesRead.Add(int64(len(data)))
 	if f.MetadataSHA256 != "" {
 		sum := sha256.Sum256(data)
 		if hex.EncodeToString(sum[:]) != f.MetadataSHA256 {
@@ -188,6 +189,7 @@ func (ix *Index) wholeWheel(ctx context.Context, f File) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.bytesRead.Add(int64(len(data)))
 	if f.SHA256 != "" {
 		sum := sha256.Sum256(data)
 		if hex.EncodeToString(sum[:]) != f.SHA256 {
@@ -320,6 +322,7 @@ func (r *httpRangeReader) block(i int64) ([]byte, error) {
 		return nil, fmt.Errorf("range answer does not match the request (asked %d bytes, got %d)", end-start+1, len(b))
 	}
 	r.fetched += int64(len(b))
+	r.ix.bytesRead.Add(int64(len(b)))
 	if r.blocks == nil {
 		r.blocks = map[int64][]byte{}
 	}

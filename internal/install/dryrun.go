@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/internal/version"
@@ -16,7 +17,10 @@ import (
 // the release index and manifests (or index pages) that name its files.
 type WouldInstall struct {
 	Label   string // CUDA 13.2.2, cuDNN 9.26.0.51-cuda13
+	Product string // cuda, cudnn, nccl, cusparselt, cutensor, cudss, nvshmem
+	Version string // the release (13.2.2) or the library build (9.26.0.51)
 	Source  string // where the files would come from: an URL
+	From    string // nvidia or pypi
 	Use     string // what `cudaenv use` would take to select it
 	Files   int
 	Bytes   int64
@@ -34,7 +38,13 @@ type WouldInstall struct {
 // WouldFile is one archive or wheel a dry run would fetch.
 type WouldFile struct {
 	Component, Version string
+	Project            string // the wheel's project (nvidia-cublas); "" for an archive
 	Size               int64
+	// Own is, for a build that is not the release's own (a framework's
+	// pin), the release's own version ("" when the release has none);
+	// NotOwn says such a build.
+	Own    string
+	NotOwn bool
 }
 
 func (WouldInstall) event() {}
@@ -44,17 +54,24 @@ func (WouldInstall) event() {}
 func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Spec, t Target) error {
 	cudaMajor := req.CUDAMajor
 	report := func(pl *Plan) {
-		ev := WouldInstall{Label: pl.Label, Source: pl.Receipt.URL, Use: pl.Name, Files: len(pl.Artifacts)}
+		ev := WouldInstall{Label: pl.Label, Product: string(pl.Kind), Version: pl.Release, Source: pl.Receipt.URL, From: pl.Receipt.Source, Use: pl.Name, Files: len(pl.Artifacts)}
 		if pl.Kind.Library() {
 			rel := pl.Release
 			if rel == "" && len(pl.Artifacts) > 0 {
 				rel = pl.Artifacts[0].Version // a wheel plan names the build
 			}
 			ev.Use = strconv.Itoa(pl.CUDAMajor) + " " + string(pl.Kind) + "@" + rel
+			// The build names a library (9.26.0.51), as its store entry.
+			ev.Version = strings.TrimSuffix(pl.Name, "-cuda"+strconv.Itoa(pl.CUDAMajor))
 		}
 		for _, a := range pl.Artifacts {
 			ev.Bytes += a.Size
-			ev.Entries = append(ev.Entries, WouldFile{Component: a.Component, Version: a.Version, Size: a.Size})
+			own, notOwn := pl.Receipt.Differs[a.Component]
+			project := ""
+			if pl.Receipt.Source == "pypi" {
+				project = a.Name
+			}
+			ev.Entries = append(ev.Entries, WouldFile{Component: a.Component, Version: a.Version, Project: project, Size: a.Size, Own: own, NotOwn: notOwn})
 		}
 		slices.SortFunc(ev.Entries, func(a, b WouldFile) int { return cmp.Compare(a.Component, b.Component) })
 		if have, ok := in.opts.Store.Get(pl.Kind, pl.Name); ok && have.Err == nil {
@@ -68,6 +85,7 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		if sp.Tool != version.CUDA {
 			continue
 		}
+		cudaT.pins = in.pinsFor(sp)
 		pl, err := in.Plan(ctx, sp, cudaT)
 		if err != nil {
 			if !in.unlisted(sp, cudaMajor, err) {
@@ -88,9 +106,9 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		}
 		ct := t
 		ct.Profile, ct.CUDAMajor = "full", cudaMajor
-		if !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || req.For != "") {
+		if !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0) {
 			ct.Source = "pypi"
-		} else if req.For != "" && sp.Tool != version.Cudnn && !req.SourceTyped {
+		} else if len(req.For) > 0 && sp.Tool != version.Cudnn && !req.SourceTyped {
 			ct.Source = "pypi"
 		}
 		pl, err := in.Plan(ctx, sp, ct)

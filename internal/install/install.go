@@ -72,6 +72,20 @@ type Installer struct {
 	// answer (forTorchTables), so a dry run that cannot list the files
 	// offline still says what it would install.
 	fromTables bool
+	// shared is what the copies of an Installer a command makes (one per
+	// pipeline job) share.
+	shared *installerShared
+	// forPins is what Request.For resolved to, for the CUDA plan
+	// (forFramework); nil without --for.
+	forPins *forPins
+}
+
+// installerShared is the command's one PyPI index, whose pages are read
+// once (pypiIndex).
+type installerShared struct {
+	indexOnce sync.Once
+	index     *pypi.Index
+	indexErr  error
 }
 
 // New checks the options (the mirror's scheme) and returns an Installer.
@@ -79,7 +93,7 @@ func New(o Options) (*Installer, error) {
 	if err := checkMirror(o.Mirror); err != nil {
 		return nil, err
 	}
-	return &Installer{opts: o, client: &fetch.Client{
+	return &Installer{opts: o, shared: &installerShared{}, client: &fetch.Client{
 		Base:     strings.TrimRight(o.Mirror, "/"),
 		CacheDir: o.CacheDir,
 		Offline:  o.Offline,
@@ -136,11 +150,16 @@ type Event interface{ event() }
 // (Err says how), so the version comes from the PyPI index.
 type FallbackToPyPI struct{ Err error }
 
-// SkippedWheel: the PyPI index has no usable wheel for a component of the
-// release; the install goes on without it.
+// SkippedWheel: the PyPI index has no usable wheel for components of the
+// release (Components; Reason is the first one's); the install goes on
+// without them. Older, when set, names an older release that has them and
+// how to take it.
 type SkippedWheel struct {
-	Component string
-	Reason    error
+	Label      string // CUDA 13.1.2
+	Component  string // the first of Components
+	Components []string
+	Reason     error
+	Older      string
 }
 
 // UnlistedRelease: the PyPI index has a CUDA release that cudaenv's table
@@ -163,6 +182,10 @@ type TorchTargets struct {
 type Adding struct {
 	Label   string
 	Missing []string // component ids, sorted
+	// Changed are components it has at other builds than the
+	// requirements pin (install --for), replaced: "libcublas 13.1.0.3 →
+	// 13.1.1.3".
+	Changed []string
 }
 
 func (FallbackToPyPI) event()  {}
@@ -234,12 +257,16 @@ type Request struct {
 	// Args are the versions as typed ("12.4", "cudnn@9.5"); none means
 	// what Here selects.
 	Args []string
-	// For ("torch==2.15.0", "jax[cuda13]==0.9.0") installs, instead of
-	// Args, the CUDA release and cuDNN build that framework wheel pins on
-	// the package index (forFramework); a torch release the index cannot
-	// answer for is taken from cudaenv's tables (the CUDA build this
-	// machine's driver runs and the cuDNN nearest to the one it bundles).
-	For string
+	// For are PEP 508 requirements ("torch==2.15.0",
+	// "jax[cuda13]==0.9.0", "vllm", "nvidia-cublas-cu12==12.4.5.8"): instead
+	// of Args, install what they load of NVIDIA's, resolved together as pip
+	// and uv resolve them on the package index (forFramework): one toolkit
+	// with the builds they pin, named by its runtime's release, their cuDNN
+	// and libraries. Two that no version satisfies together fail before
+	// anything is downloaded. A lone torch release the index cannot answer
+	// for is taken from cudaenv's tables (the CUDA build this machine's
+	// driver runs and the cuDNN nearest to the one it bundles).
+	For []string
 	// Python is the CPython version ("3.12") whose framework wheel For
 	// reads; "" means DefaultPython.
 	Python string
@@ -331,7 +358,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			return nil, err
 		}
 	}
-	if len(req.Args) == 0 && req.For == "" {
+	if len(req.Args) == 0 && len(req.For) == 0 {
 		sel, err := req.Here.find()
 		if err != nil {
 			return nil, err
@@ -362,7 +389,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		return nil, fmt.Errorf("install: %w", err)
 	}
 	explicit := req.Profile != "" || len(req.Components) > 0
-	if req.For != "" && !explicit {
+	if len(req.For) > 0 && !explicit {
 		// What the framework's extensions build against, added to an
 		// installed version that lacks it.
 		profile, explicit = pypi.ProfileExtensions, true
@@ -384,7 +411,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			continue
 		}
 		pl, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
-			return in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit, applySkips: true})
+			return in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit, applySkips: true, pins: in.pinsFor(sp)})
 		})
 		if !ok {
 			return pp.wait()
@@ -419,11 +446,11 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		}
 		src := req.sourceFor(st, sp, cudaMajor)
 		switch {
-		case !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || req.For != ""):
+		case !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0):
 			// Its only source (for a framework's pin even under --source
 			// nvidia, which names where the toolkit comes from).
 			src = "pypi"
-		case !req.SourceTyped && req.For != "" && sp.Tool != version.Cudnn:
+		case !req.SourceTyped && len(req.For) > 0 && sp.Tool != version.Cudnn:
 			// The wheel a framework pins.
 			src = "pypi"
 		}
@@ -441,6 +468,15 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	return pp.wait()
 }
 
+// pinsFor is the builds Request.For pins for a CUDA spec of the release
+// it resolved to; nil otherwise.
+func (in *Installer) pinsFor(sp version.Spec) *forPins {
+	if in.forPins == nil || sp.Tool != version.CUDA || sp.String() != in.forPins.release {
+		return nil
+	}
+	return in.forPins
+}
+
 // sourceFor is the source a spec is installed from: the one its installed
 // entry came from unless --source was typed (rememberedSource), else the
 // request's.
@@ -456,7 +492,7 @@ func (req Request) sourceFor(st *store.Store, sp version.Spec, cudaMajor int) st
 // Specs are the versions a request installs: For's targets (the cuDNN
 // among those Request.Source offers), else Args, else what Here selects.
 func (in *Installer) Specs(ctx context.Context, req Request) ([]version.Spec, error) {
-	if req.For != "" {
+	if len(req.For) > 0 {
 		if len(req.Args) > 0 {
 			return nil, errors.New("install --for picks the versions itself; drop the version arguments")
 		}
@@ -495,8 +531,23 @@ func (in *Installer) Specs(ctx context.Context, req Request) ([]version.Spec, er
 	return specs, nil
 }
 
-// pypiIndex opens Options.PyPIIndex, or the public index.
-func (in *Installer) pypiIndex(extra ...pypi.IndexOption) (*pypi.Index, error) {
+// pypiIndex is the command's index (Options.PyPIIndex, or the public
+// one), opened once: a page is read once per command, and kept in the
+// download cache as pip and uv keep it (pypi.WithPageCache).
+func (in *Installer) pypiIndex() (*pypi.Index, error) {
+	sh := in.shared
+	sh.indexOnce.Do(func() {
+		opts := []pypi.IndexOption{}
+		if in.opts.CacheDir != "" {
+			opts = append(opts, pypi.WithPageCache(in.opts.CacheDir, in.opts.Refresh))
+		}
+		sh.index, sh.indexErr = in.newPyPIIndex(opts...)
+	})
+	return sh.index, sh.indexErr
+}
+
+// newPyPIIndex opens Options.PyPIIndex, or the public index, afresh.
+func (in *Installer) newPyPIIndex(extra ...pypi.IndexOption) (*pypi.Index, error) {
 	base := in.opts.PyPIIndex
 	if base == "" {
 		base = pypi.DefaultIndex

@@ -430,10 +430,11 @@ func TestSpecs(t *testing.T) {
 		{name: "no arguments and nothing selected is an error", req: Request{Here: Here{Dir: empty}}, wantErr: true,
 			want: "install needs a version, e.g. cudaenv install 12.4 cudnn@9.5 (with none, it installs what .cuda-version selects, and nothing selects a version here)"},
 		{name: "system is not installable", req: Request{Args: []string{"system"}}, wantErr: true, want: "install: system is not installable; name a version, e.g. cudaenv install 12.4"},
-		{name: "for a torch release the index lacks: PyPI's build of it from the tables, and the cuDNN release nearest its pin", req: Request{For: "torch==2.5.1"}, want: "12.4.1 cudnn@9.2.1"},
-		{name: "for and versions do not mix", req: Request{For: "torch==2.5.1", Args: []string{"12.4"}}, wantErr: true, want: "install --for picks the versions itself; drop the version arguments"},
-		{name: "for needs NAME==VERSION", req: Request{For: "numpy"}, wantErr: true, want: `install --for: want NAME==VERSION, e.g. torch==2.15.0 or jax[cuda13]==0.9.0 (got "numpy")`},
-		{name: "for a torch the index lacks and the tables too says both", req: Request{For: "torch==0.1.2"}, wantErr: true, want: "install --for: torch at " + in.opts.PyPIIndex + "torch/: project not found on the index; cudaenv's tables have no row for it either (see: cudaenv compat)"},
+		{name: "for a torch release the index lacks: PyPI's build of it from the tables, and the cuDNN release nearest its pin", req: Request{For: []string{"torch==2.5.1"}}, want: "12.4.1 cudnn@9.2.1"},
+		{name: "for and versions do not mix", req: Request{For: []string{"torch==2.5.1"}, Args: []string{"12.4"}}, wantErr: true, want: "install --for picks the versions itself; drop the version arguments"},
+		{name: "for takes any requirement, and says what the index lacks", req: Request{For: []string{"numpy"}}, wantErr: true, want: "install --for: numpy at " + in.opts.PyPIIndex + "numpy/: project not found on the index; cudaenv's tables have no row for it either (see: cudaenv compat)"},
+		{name: "for refuses what is not a requirement", req: Request{For: []string{"torch=="}}, wantErr: true, want: `install --for: requirement "torch==": cannot read version clause "=="`},
+		{name: "for a torch the index lacks and the tables too says both", req: Request{For: []string{"torch==0.1.2"}}, wantErr: true, want: "install --for: torch at " + in.opts.PyPIIndex + "torch/: project not found on the index; cudaenv's tables have no row for it either (see: cudaenv compat)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -462,7 +463,7 @@ func TestSpecs(t *testing.T) {
 func TestForTorchReportsItsTargets(t *testing.T) {
 	w := newWorld(t)
 	in := w.installer(t, func(o *Options) { o.Driver = func(context.Context) string { return "550.54.15" } })
-	specs, err := in.Specs(context.Background(), Request{For: "torch==2.5.1"})
+	specs, err := in.Specs(context.Background(), Request{For: []string{"torch==2.5.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +487,7 @@ func TestForTorchReportsItsTargets(t *testing.T) {
 	// driver runs; a driver too old for every build is refused with the
 	// way out.
 	old := w.installer(t, func(o *Options) { o.Driver = func(context.Context) string { return "390.12" } })
-	_, err = old.Specs(context.Background(), Request{For: "torch==2.5.0a0"})
+	_, err = old.Specs(context.Background(), Request{For: []string{"torch==2.5.0a0"}})
 	if err == nil || err.Error() != "install --for: driver 390.12 runs none of torch 2.5.0's CUDA builds; update the driver (see: cudaenv compat torch==2.5.0)" {
 		t.Errorf("err = %v", err)
 	}

@@ -45,8 +45,10 @@ func (in *Installer) checkLockedWheels(ctx context.Context, lk *lockfile.Lock, p
 			switch {
 			case !ok:
 				return fmt.Errorf("%s: %s: no wheel of it belongs to %s %s; delete it and run cudaenv lock to write it again", lockName, f.Component, productName(lp), lp.Release)
-			case !pypi.SameVersion(v, f.Version):
-				return fmt.Errorf("%s: %s: version %s is not the one of %s %s (%s); delete it and run cudaenv lock to write it again", lockName, f.Component, f.Version, productName(lp), lp.Release, v)
+			case !pypi.SameVersion(v, f.Version) && !shippedBy(known, major, f.Component, f.Version):
+				// A toolkit install --for made takes a framework's builds,
+				// each one NVIDIA shipped in a release of the major.
+				return fmt.Errorf("%s: %s: version %s is not the one of %s %s (%s), nor of any CUDA %d release cudaenv knows; delete it and run cudaenv lock to write it again", lockName, f.Component, f.Version, productName(lp), lp.Release, v, major)
 			}
 		}
 	}
@@ -152,4 +154,18 @@ func (in *Installer) cachedWheel(a *fetch.Artifact, project, version string) {
 
 func productName(lp *lockfile.Product) string {
 	return lp.Tool().Title()
+}
+
+// shippedBy reports whether a known release of the CUDA major has the
+// component at that build.
+func shippedBy(known []pypi.Release, major int, component, build string) bool {
+	for _, r := range known {
+		if r.Major() != major {
+			continue
+		}
+		if c, ok := r.Component(component); ok && pypi.SameVersion(c.Version, build) {
+			return true
+		}
+	}
+	return false
 }

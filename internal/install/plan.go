@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,9 @@ type Target struct {
 	// applySkips leaves the skipped wheels to Apply, which reports them only
 	// when it fetches something (install); other callers hear them at once.
 	applySkips bool
+	// pins are the builds Request.For pins, which a PyPI plan takes
+	// instead of the release's own; nil for none.
+	pins *forPins
 }
 
 func (t Target) selection() fetch.Selection {
@@ -62,6 +66,12 @@ type Plan struct {
 	// only when something is fetched: an install that finds everything in
 	// place says nothing about them again.
 	skipped []SkippedWheel
+	// pinned: the plan takes the builds Request.For pins (Apply replaces
+	// an installed entry's other builds of them).
+	pinned bool
+	// skippedOlder names an older release whose wheels the index has of
+	// the skipped components, and how to take it ("" for none).
+	skippedOlder string
 	// What an offline bundle records: the product and release, the
 	// platform, and NVIDIA's manifest (nil for wheels).
 	product  fetch.Product
@@ -118,15 +128,21 @@ func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec,
 	return pl, err
 }
 
-// reportSkipped reports the plan's skipped wheels, each once.
+// reportSkipped reports the plan's skipped wheels, in one event.
 func (in *Installer) reportSkipped(pl *Plan) {
-	seen := map[string]bool{}
+	if len(pl.skipped) == 0 {
+		return
+	}
+	ev := SkippedWheel{Label: pl.Label, Component: pl.skipped[0].Component, Reason: pl.skipped[0].Reason, Older: pl.skippedOlder}
 	for _, sk := range pl.skipped {
-		if !seen[sk.Component] {
-			seen[sk.Component] = true
-			in.event(sk)
+		if !slices.Contains(ev.Components, sk.Component) {
+			ev.Components = append(ev.Components, sk.Component)
 		}
 	}
+	if ev.Label == "" {
+		ev.Label = "CUDA " + pl.Release
+	}
+	in.event(ev)
 	pl.skipped = nil
 }
 

@@ -193,7 +193,7 @@ func TestAutoListingFallsBackToPyPIOnce(t *testing.T) {
 func TestForTorchFromPyPIInstallsWhatPyTorchPins(t *testing.T) {
 	w, in := pypiWorld(t, pypitest.Releases("12.4.1"), pypitest.ExtraCudnn("9.1.0.70", 11, 12), pypitest.ExtraCudnn("9.1.1.17", 11, 12), pypitest.ExtraLibrary("nccl", "2.21.5", 12))
 	w.mirror.Close()
-	res, err := in.Install(context.Background(), Request{For: "torch==2.5.1", Source: "pypi", Components: []string{"cuda_cudart", "libcublas"}})
+	res, err := in.Install(context.Background(), Request{For: []string{"torch==2.5.1"}, Source: "pypi", Components: []string{"cuda_cudart", "libcublas"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestForTorchFromPyPIInstallsWhatPyTorchPins(t *testing.T) {
 	// auto with NVIDIA unreachable does the same, saying so once.
 	w2, in2 := pypiWorld(t, pypitest.Releases("12.4.1"), pypitest.ExtraCudnn("9.1.0.70", 12), pypitest.ExtraLibrary("nccl", "2.21.5", 12))
 	w2.mirror.Close()
-	specs, err := in2.Specs(context.Background(), Request{For: "torch==2.5.1", Source: "auto"})
+	specs, err := in2.Specs(context.Background(), Request{For: []string{"torch==2.5.1"}, Source: "auto"})
 	if err != nil || len(specs) != 3 || specs[1].String() != "cudnn@9.1.0.70" {
 		t.Fatalf("specs = %v, %v", specs, err)
 	}

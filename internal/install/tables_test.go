@@ -24,7 +24,7 @@ func TestForTorchOfflineAnswersEveryReleaseFromTheTables(t *testing.T) {
 			t.Run(v+" from "+source, func(t *testing.T) {
 				w := newWorld(t)
 				in := w.installer(t, func(o *Options) { o.Offline = true })
-				_, err := in.Install(context.Background(), Request{For: "torch==" + v, DryRun: true, Source: source})
+				_, err := in.Install(context.Background(), Request{For: []string{"torch==" + v}, DryRun: true, Source: source})
 				if err != nil {
 					t.Fatalf("offline dry run: %v", err)
 				}
@@ -68,12 +68,12 @@ func TestForTorchOfflineAnswersEveryReleaseFromTheTables(t *testing.T) {
 func TestForTorchTablesRefuseACPUBuild(t *testing.T) {
 	w := newWorld(t)
 	in := w.installer(t, func(o *Options) { o.Offline = true })
-	_, err := in.Install(context.Background(), Request{For: "torch==2.10.0", DryRun: true, Platform: "linux-sbsa"})
+	_, err := in.Install(context.Background(), Request{For: []string{"torch==2.10.0"}, DryRun: true, Platform: "linux-sbsa"})
 	if err == nil || !strings.Contains(err.Error(), "PyPI's torch 2.10.0 wheel for linux-sbsa is a CPU build") {
 		t.Fatalf("err = %v", err)
 	}
 	in = w.installer(t, func(o *Options) { o.Offline = true })
-	if _, err := in.Install(context.Background(), Request{For: "torch==2.11.0", DryRun: true, Platform: "linux-sbsa"}); err != nil {
+	if _, err := in.Install(context.Background(), Request{For: []string{"torch==2.11.0"}, DryRun: true, Platform: "linux-sbsa"}); err != nil {
 		t.Fatalf("2.11.0 on linux-sbsa: %v", err)
 	}
 }

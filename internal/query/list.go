@@ -33,6 +33,10 @@ type listed struct {
 	ActiveBy      string  `json:"active_by,omitempty"`
 	Broken        *string `json:"broken,omitempty"`
 	Damaged       *string `json:"damaged,omitempty"` // installed, but not whole: see store.Entry.Damage
+	// Differs maps each component whose build is not the release's own
+	// (install --for) to the release's own version ("" when none).
+	Differs     map[string]string `json:"differs,omitempty"`
+	differsText string
 }
 
 // List lists installed and linked versions (args: none) with their
@@ -124,6 +128,9 @@ func (r listed) details() string {
 	if r.SizeBytes != nil {
 		parts = append(parts, HumanBytes(*r.SizeBytes))
 	}
+	if r.differsText != "" {
+		parts = append(parts, "with builds not its own: "+r.differsText)
+	}
 	if r.Broken != nil {
 		parts = append(parts, "(broken: "+*r.Broken+")")
 	}
@@ -158,7 +165,9 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 		Profile:    ent.Receipt.Profile,
 		Components: len(ent.Receipt.Components),
 		Store:      "user",
+		Differs:    ent.Receipt.Differs,
 	}
+	r.differsText = ent.Receipt.DiffersText()
 	if ent.System {
 		r.Store = "system"
 	}

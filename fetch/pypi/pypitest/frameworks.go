@@ -35,12 +35,16 @@ const (
 // tensorflow, the cuda-toolkit meta-package, ...) with the METADATA given.
 type FrameworkWheel struct {
 	Project, Version string
-	Build            string   // optional build tag: torch-2.10.0-3-...
-	Python           string   // python and abi tag; default cp312
-	Platform         string   // wheel platform tag; default manylinux_2_28_x86_64
-	Requires         []string // Requires-Dist lines
-	ProvidesExtra    []string
-	Serve            ServeMode
+	Build            string // optional build tag: torch-2.10.0-3-...
+	Python           string // python tag; default cp312
+	// ABI is the abi tag: default the python tag for cp3N, else none
+	// (cp38-abi3: ABI "abi3").
+	ABI            string
+	Platform       string   // wheel platform tag; default manylinux_2_28_x86_64
+	RequiresPython string   // listed on the page, e.g. ">=3.10"
+	Requires       []string // Requires-Dist lines
+	ProvidesExtra  []string
+	Serve          ServeMode
 	// Padding adds that many stored (incompressible) bytes, so the wheel
 	// is too big to be read whole.
 	Padding int
@@ -95,6 +99,9 @@ func (w FrameworkWheel) Filename() string {
 	abi := py
 	if !strings.HasPrefix(py, "cp") {
 		abi = "none"
+	}
+	if w.ABI != "" {
+		abi = w.ABI
 	}
 	plat := w.Platform
 	if plat == "" {
@@ -233,28 +240,42 @@ func (ix *Index) addFrameworks() {
 // metadataOf is the core-metadata a page lists for a file: its sha256
 // when the index serves the .metadata file, else "".
 func (ix *Index) metadataOf(filename string) string {
-	fw, ok := ix.frameworks[filename]
-	if !ok || fw.Serve != ServeMetadata {
+	text, ok := ix.metadataText(filename)
+	if !ok {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(fw.MetadataText()))
+	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])
+}
+
+// metadataText is the .metadata file served for a wheel, if any: a
+// framework wheel's when it is served so, a generated wheel's always.
+func (ix *Index) metadataText(filename string) (string, bool) {
+	if fw, ok := ix.frameworks[filename]; ok {
+		return fw.MetadataText(), fw.Serve == ServeMetadata
+	}
+	if wh, ok := ix.Wheel(filename); ok && wh.Metadata != "" {
+		return wh.Metadata, true
+	}
+	return "", false
+}
+
+// requiresPython is what the page lists as a file's Requires-Python.
+func (ix *Index) requiresPython(filename string) string {
+	return ix.frameworks[filename].RequiresPython
 }
 
 // serveFramework serves a framework wheel or its .metadata as its
 // ServeMode says; false when name is no framework file.
 func (ix *Index) serveFramework(w http.ResponseWriter, r *http.Request, name string) bool {
 	if base, ok := strings.CutSuffix(name, ".metadata"); ok {
-		fw, ok := ix.frameworks[base]
+		text, ok := ix.metadataText(base)
 		if !ok {
-			return false
-		}
-		if fw.Serve != ServeMetadata {
 			http.NotFound(w, r)
 			return true
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
-		_, _ = w.Write([]byte(fw.MetadataText()))
+		_, _ = w.Write([]byte(text))
 		return true
 	}
 	fw, ok := ix.frameworks[name]

@@ -233,7 +233,7 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 
 // wheelEntries places a wheel's files under its real root and adds the
 // Python package markers of CUDA 11/12 wheels and the dist-info folder.
-func wheelEntries(project, component, version string, cudaMajor int, platTag string, files []file) []file {
+func wheelEntries(project, component, version string, cudaMajor int, platTag string, files []file, requires []string) []file {
 	root := "nvidia/cu" + fmt.Sprint(cudaMajor) + "/"
 	var out []file
 	if r, ok := libraryRoot(component, cudaMajor); ok {
@@ -264,7 +264,7 @@ func wheelEntries(project, component, version string, cudaMajor int, platTag str
 		fmt.Fprintf(&tags, "Tag: py3-none-%s\n", t)
 	}
 	out = append(out,
-		file{name: dist + "METADATA", body: fmt.Sprintf("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s from pypitest\n", project, version, component)},
+		file{name: dist + "METADATA", body: GeneratedMetadata(project, component, version, requires)},
 		file{name: dist + "WHEEL", body: "Wheel-Version: 1.0\nGenerator: pypitest\nRoot-Is-Purelib: true\n" + tags.String()},
 		file{name: dist + "top_level.txt", body: "nvidia\n"},
 	)
@@ -296,4 +296,15 @@ func platformTag(platform string, cudaMajor int) string {
 		return "manylinux2014_" + arch + ".manylinux_2_17_" + arch
 	}
 	return "manylinux2014_" + arch
+}
+
+// GeneratedMetadata is the METADATA of a generated wheel: its name,
+// version, and the Requires-Dist lines WheelRequires gave its project.
+func GeneratedMetadata(project, component, version string, requires []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s from pypitest\n", project, version, component)
+	for _, r := range requires {
+		fmt.Fprintf(&b, "Requires-Dist: %s\n", r)
+	}
+	return b.String()
 }
