@@ -45,7 +45,7 @@ func installCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "refresh", Usage: "refresh the cached release index first"},
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors and the final line"},
 				&cli.StringFlag{Name: "source", Usage: "nvidia (the redist server or --mirror), pypi (NVIDIA's wheels on CUDAENV_PYPI_INDEX) or auto (nvidia, falling back to pypi); also CUDAENV_SOURCE"},
-				&cli.GenericFlag{Name: "for", Value: &repeated{}, Usage: "install what a requirement loads of NVIDIA's (PEP 508, resolved on the package index as pip and uv resolve it; cudaenv's tables offline): one toolkit with the builds it pins, its cuDNN and libraries; repeat it for several that must agree, e.g. --for torch==2.15.0 --for 'jax[cuda13]==0.9.0', --for vllm, --for 'nvidia-cublas-cu12==12.4.5.8'"},
+				&cli.GenericFlag{Name: "for", Value: &repeated{}, Usage: "install what a requirement loads of NVIDIA's (PEP 508, resolved on the package index as pip and uv resolve it; cudaenv's tables offline): one toolkit with the builds it pins, its cuDNN and libraries; repeat it for several that must agree, e.g. --for torch==2.15.0 --for 'jax[cuda13]==0.9.0', --for vllm, --for 'nvidia-cublas-cu12==12.4.5.8'; or a PATH: a venv or conda prefix, a uv.lock, a pylock.toml or a requirements.txt, for the very NVIDIA wheels it holds, e.g. --for .venv"},
 				&cli.StringFlag{Name: "python", Usage: "with --for: the CPython version whose wheel is read (default " + install.DefaultPython + ")"},
 				&cli.BoolFlag{Name: "dry-run", Usage: "print what would be installed, with exact versions and where they come from; install nothing"},
 				&cli.BoolFlag{Name: "json", Usage: "with --dry-run: print the plan as JSON ({\"products\":[{\"product\",\"version\",\"source\",\"components\":[{\"id\",\"project\",\"version\"}]}]}), for scripts"},
@@ -315,6 +315,8 @@ func (r *installReport) Event(ev install.Event) {
 		}
 		pins := "wheel pins"
 		switch {
+		case ev.Holds:
+			pins = "holds"
 		case ev.Direct:
 			pins = "asks for"
 		case len(ev.Reads) > 1:
@@ -354,6 +356,15 @@ func (r *installReport) Event(ev install.Event) {
 		}
 	case install.FrameworkFallback:
 		sayf(e.stderr, "cudaenv: could not read %s's wheel (%v); using cudaenv's built-in tables\n", ev.For, ev.Err)
+	case install.ForEnvironment:
+		what := ev.Kind + " " + ev.Path
+		if len(ev.Frameworks) > 0 {
+			what += " (" + strings.Join(ev.Frameworks, ", ") + ")"
+		}
+		sayf(e.stderr, "%s holds %s for Python %s: %s\n", what, plural(len(ev.Pins), "NVIDIA wheel"), ev.Python, strings.Join(ev.Pins, ", "))
+		for _, p := range ev.Passed {
+			sayf(e.stderr, "cudaenv: note: passed over %s\n", p)
+		}
 	case install.FrameworkFromTables:
 		sayf(e.stderr, "%s from cudaenv's tables: PyPI serves its %s build, whose wheel pins %s\n", ev.For, ev.Variant, strings.Join(ev.Products(), ", "))
 		sayf(e.stderr, "  CUDA %s: %s\n", ev.CUDA, ev.Note)
