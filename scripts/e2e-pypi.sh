@@ -275,7 +275,7 @@ for_venv() {
 		for f in "$d"/lib*.so*; do
 			[[ -f "$f" ]] || continue
 			name=$(basename "$f")
-			mine=$(find "$site/nvidia" "$site/cutensor" -name "$name" -type f 2>/dev/null | head -1)
+			mine=$(find "$site/nvidia" -name "$name" -type f 2>/dev/null | head -1 || true)
 			[[ -n "$mine" ]] || continue
 			if cmp -s "$f" "$mine"; then
 				same=$((same + 1))
