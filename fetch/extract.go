@@ -95,6 +95,9 @@ func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact
 	// this one open file and checked again as it is read, so a file swapped
 	// in a shared cache between the check and now is never installed.
 	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &archiveGoneError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -208,6 +211,13 @@ func verifyOpen(f *os.File, a *Artifact) error {
 	_, err := f.Seek(0, io.SeekStart)
 	return err
 }
+
+// archiveGoneError is an archive removed from the cache between its
+// download and its extraction (cache prune while an install runs).
+type archiveGoneError struct{ err error }
+
+func (e *archiveGoneError) Error() string { return e.err.Error() }
+func (e *archiveGoneError) Unwrap() error { return e.err }
 
 // maxLinkTarget bounds a zip symlink entry, whose target is its content.
 const maxLinkTarget = 4096

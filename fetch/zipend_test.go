@@ -3,12 +3,12 @@ package fetch_test
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/fetch/fetchtest"
 )
 
 func smallZip(t *testing.T, comment string) []byte {
@@ -31,34 +31,9 @@ func smallZip(t *testing.T, comment string) []byte {
 	return b.Bytes()
 }
 
-// withEnd64 replaces a comment-less zip's end record with a zip64 end
-// record (claiming entries), its locator (pointing at loc, or at the
-// record when loc is 0) and an end record that sends readers to them.
+// withEnd64 is fetchtest.Zip64End with the directory's real size.
 func withEnd64(data []byte, entries, loc uint64) []byte {
-	le := binary.LittleEndian
-	end := data[len(data)-22:]
-	out := append([]byte(nil), data[:len(data)-22]...)
-	at := uint64(len(out))
-	if loc != 0 {
-		at = loc
-	}
-	out = le.AppendUint32(out, 0x06064b50)
-	out = le.AppendUint64(out, 44)
-	out = le.AppendUint32(out, 45<<16|45)
-	out = le.AppendUint64(out, 0)
-	out = le.AppendUint64(out, entries)
-	out = le.AppendUint64(out, entries)
-	out = le.AppendUint64(out, uint64(le.Uint32(end[12:])))
-	out = le.AppendUint64(out, uint64(le.Uint32(end[16:])))
-	out = le.AppendUint32(out, 0x07064b50)
-	out = le.AppendUint32(out, 0)
-	out = le.AppendUint64(out, at)
-	out = le.AppendUint32(out, 1)
-	out = le.AppendUint32(out, 0x06054b50)
-	out = le.AppendUint32(out, 0)
-	out = le.AppendUint32(out, 0xffffffff)
-	out = le.AppendUint64(out, 0xffffffffffffffff)
-	return le.AppendUint16(out, 0)
+	return fetchtest.Zip64End(data, entries, 0, loc)
 }
 
 func TestOpenZipTakesRealArchivesAndRefusesLiesAboutTheirDirectory(t *testing.T) {

@@ -178,6 +178,8 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 					opts = append(opts, pypitest.ExtraLibrary(parts[0], parts[1], ms...))
 				case "frameworks":
 					opts = append(opts, scriptFrameworks()...)
+				case "resolve":
+					opts = append(opts, scriptResolve()...)
 				case "zip64":
 					// zip64: hostile torch wheels served by range: 2.17.0
 					// of 8 GiB whose zip64 end record claims 2^56 entries,
@@ -187,8 +189,6 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 							Requires: []string{`nvidia-cudnn-cu13==9.26.0.51; platform_system == "Linux"`}}
 					}
 					opts = append(opts, pypitest.Frameworks(lie("2.17.0", 1<<56, 8<<30), lie("2.18.0", 1<<40, 1<<62)))
-				case "resolve":
-					opts = append(opts, scriptResolve()...)
 				default:
 					ts.Fatalf("pypi-index: unknown argument %q", a)
 				}

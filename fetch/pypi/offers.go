@@ -76,12 +76,16 @@ func (o Offer) Note() string {
 // NVIDIA's table names releases, and a meta-package does not rename them
 // (PyPI's cuda-toolkit 12.5.1 pins 12.5.0's wheels; the index's 12.5.1 is
 // the runtime 12.5.82). A name with no offer of its major.minor below it
-// is left out: its wheels are not on the index.
-func WithToolkitNames(offers []Offer, names []string) []Offer {
+// is left out: its wheels are not on the index; so is a release of known
+// (cudaenv's table) that offers lacks: its runtime is not on the index.
+func WithToolkitNames(offers []Offer, names []string, known []Release) []Offer {
 	out := slices.Clone(offers)
 	for _, n := range names {
 		if i := slices.IndexFunc(out, func(o Offer) bool { return SameVersion(o.Name(), n) }); i >= 0 {
 			out[i].ToolkitNamed = !out[i].Known
+			continue
+		}
+		if slices.ContainsFunc(known, func(r Release) bool { return SameVersion(r.Version, n) }) {
 			continue
 		}
 		var below *Offer

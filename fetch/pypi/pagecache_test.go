@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,7 +124,7 @@ func TestOnlyTheMetaPackageNeededIsRead(t *testing.T) {
 func TestAMetaPackageThatDisagreesRenamesNothing(t *testing.T) {
 	r1250, _ := pypi.CatalogRelease("12.5.0")
 	offers := pypi.Offers(pypi.CatalogReleases(), []string{"12.5.39", "12.5.82", "13.4.92"})
-	offers = pypi.WithToolkitNames(offers, []string{"12.5.1", "13.4.3"})
+	offers = pypi.WithToolkitNames(offers, []string{"12.5.1", "13.4.3", "13.0.2"}, pypi.CatalogReleases())
 	var names []string
 	for _, o := range offers {
 		if o.Release.Major() == 12 && strings.HasPrefix(o.Name(), "12.5") || strings.HasPrefix(o.Name(), "13.4") {
@@ -132,6 +133,10 @@ func TestAMetaPackageThatDisagreesRenamesNothing(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "12.5.0 12.5.1 13.4.2 13.4.3" {
 		t.Errorf("offers %s, want 12.5.0 12.5.1 13.4.2 13.4.3", got)
+	}
+	// 13.0.2 is in the table, and its runtime is not on this index.
+	if slices.ContainsFunc(offers, func(o pypi.Offer) bool { return o.Name() == "13.0.2" }) {
+		t.Error("13.0.2 is offered: the meta-package named it, but its runtime is not on the index")
 	}
 	var o1251 pypi.Offer
 	for _, o := range offers {
@@ -146,5 +151,36 @@ func TestAMetaPackageThatDisagreesRenamesNothing(t *testing.T) {
 	}
 	if !strings.Contains(o1251.Note(), "12.5.82") {
 		t.Errorf("note %q", o1251.Note())
+	}
+}
+
+// A wheel's metadata read by ranges costs little more than its zip
+// directory and METADATA entry: NVIDIA's wheels on PyPI have no
+// .metadata file, and a resolution reads a dozen of them.
+func TestMetadataByRangesReadsLittle(t *testing.T) {
+	big := pypitest.FrameworkWheel{Project: "torch", Version: "2.15.0", Serve: pypitest.ServeRanges, Padding: 8 << 20,
+		Requires: []string{"nvidia-cublas==13.4.1.3"}}
+	mid := pypitest.FrameworkWheel{Project: "gpu-mid", Version: "1.0", Serve: pypitest.ServeRanges, Padding: 2 << 20}
+	srv := pypitest.New(t, pypitest.Frameworks(big, mid))
+	for _, w := range []pypitest.FrameworkWheel{big, mid} {
+		ix, err := pypi.NewIndex(srv.URL(), pypi.WithHTTPClient(srv.Client()), pypi.WithRetries(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := ix.Project(context.Background(), w.Project)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := ix.BytesRead()
+		m, err := ix.WheelMetadata(context.Background(), page.Files[0], "")
+		if err != nil || m.Via != "range" {
+			t.Fatalf("%s: %+v, %v", w.Project, m, err)
+		}
+		if n := ix.BytesRead() - before; n > 128<<10 {
+			t.Errorf("%s (%d MiB): %d bytes read for its metadata", w.Project, w.Padding>>20, n)
+		}
+		if n := srv.Hits("/files/" + w.Filename()); n > 2 {
+			t.Errorf("%s: %d requests", w.Project, n)
+		}
 	}
 }

@@ -123,7 +123,7 @@ func (e noFrameworkWheel) Is(target error) bool { return target == ErrNoFramewor
 func (ix *Index) FrameworkPins(ctx context.Context, fw Framework, platform, python, cacheDir string) (*Pins, error) {
 	res, err := ix.ResolveRequirements(ctx, []string{fw.String()}, WheelTarget{Platform: platform, Python: python}, cacheDir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fw, err)
+		return nil, err // it names the project
 	}
 	p, err := ix.PinsOf(ctx, res, CatalogReleases())
 	if err != nil {
@@ -145,14 +145,22 @@ func (ix *Index) PinsOf(ctx context.Context, res *Resolved, known []Release) (*P
 		_, e, _ := strings.Cut(res.Extras[0], "[")
 		out.Extra = strings.TrimSuffix(e, "]")
 	}
+	// Applied: what the requirements' own wheels say of NVIDIA's.
+	tops := map[string]bool{}
+	for _, t := range res.Top {
+		tops[t.Project+" "+t.Version] = true
+	}
 	for _, p := range append(slices.Clone(res.NVIDIA), res.Followed...) {
 		if !isNVIDIAProject(p.Project) && p.Project != ToolkitProject {
 			continue
 		}
 		for _, c := range p.Constraints {
-			out.Applied = append(out.Applied, PinLine{From: c.From, Requirement: p.Project + extrasString(p.Extras) + specString(c.Specifiers)})
+			if tops[c.From] {
+				out.Applied = append(out.Applied, PinLine{From: c.From, Requirement: p.Project + extrasString(p.Extras) + specString(c.Specifiers)})
+			}
 		}
 	}
+	slices.SortStableFunc(out.Applied, func(a, b PinLine) int { return strings.Compare(a.Requirement, b.Requirement) })
 	tk, err := res.Toolkit()
 	if err != nil {
 		return nil, err

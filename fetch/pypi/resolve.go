@@ -352,31 +352,19 @@ func (rs *resolver) round(ctx context.Context, prev map[string]string) (map[stri
 			return nil, nil, fmt.Errorf("the requirements reach more than %d projects", maxFollowed)
 		}
 		// Pages and picks, a few at a time.
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 8)
-		for _, p := range frontier {
-			n := nodes[p]
-			if n.pick != nil || n.err != nil {
-				continue
+		eachAtOnce(frontier, func(p string) {
+			if n := nodes[p]; n.pick == nil && n.err == nil {
+				n.pick, n.yanked, n.err = rs.choosePrev(ctx, n, prev[p])
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				c, yanked, err := rs.choosePrev(ctx, n, prev[p])
-				n.pick, n.yanked, n.err = c, yanked, err
-			}()
-		}
-		wg.Wait()
+		})
 		var errs []error
 		for _, p := range frontier {
 			n := nodes[p]
 			if n.err == nil {
 				continue
 			}
-			if rs.isRoot(p) || isConflict(n.err) || ctx.Err() != nil || needed(p) ||
-				!errors.Is(n.err, ErrProjectNotFound) && !errors.Is(n.err, ErrNoFrameworkWheel) {
+			if rs.isRoot(p) || isTwoWayConflict(n.err) || ctx.Err() != nil || needed(p) ||
+				!errors.Is(n.err, ErrProjectNotFound) && !errors.Is(n.err, ErrNoFrameworkWheel) && !isConflict(n.err) {
 				errs = append(errs, n.err)
 				continue
 			}
@@ -404,20 +392,11 @@ func (rs *resolver) round(ctx context.Context, prev map[string]string) (map[stri
 			return nil, nil, termsafe.Join(errs...)
 		}
 		// Metadata of the picked wheels.
-		for _, p := range frontier {
-			n := nodes[p]
-			if n.pick == nil {
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
+		eachAtOnce(frontier, func(p string) {
+			if n := nodes[p]; n.pick != nil {
 				rs.metadata(ctx, n.pick.file)
-			}()
-		}
-		wg.Wait()
+			}
+		})
 		var next []string
 		for _, p := range frontier {
 			n := nodes[p]
@@ -473,9 +452,33 @@ func (rs *resolver) round(ctx context.Context, prev map[string]string) (map[stri
 	return nodes, order, nil
 }
 
+// eachAtOnce runs f on each item, eight at a time, and waits for all.
+func eachAtOnce(items []string, f func(string)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for _, it := range items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			f(it)
+		}()
+	}
+	wg.Wait()
+}
+
 func isConflict(err error) bool {
 	var ce *ConflictError
 	return errors.As(err, &ce)
+}
+
+// isTwoWayConflict: two requirements ask what no version gives. One that
+// no wheel satisfies alone (a version uploaded as an sdist only) leaves a
+// dependency's requirements unread instead: pip would build it.
+func isTwoWayConflict(err error) bool {
+	var ce *ConflictError
+	return errors.As(err, &ce) && (ce.A.From != ce.B.From || specString(ce.A.Specifiers) != specString(ce.B.Specifiers))
 }
 
 func (rs *resolver) isRoot(p string) bool {

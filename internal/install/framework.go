@@ -84,6 +84,10 @@ type forPins struct {
 	release string
 	pins    map[string]string // component id → wheel version
 	known   bool              // the release is in cudaenv's table: differences are known
+	// extend: no profile or components were named, so the pinned
+	// components the profile lacks are installed too (the libraries the
+	// framework loads); a named one is kept to.
+	extend bool
 }
 
 // forFramework resolves Request.For's requirements (PEP 508: torch==2.15.0,
@@ -187,7 +191,7 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 	// A release the table lacks is said when it is planned (UnlistedRelease).
 	isKnown := slices.ContainsFunc(known, func(r pypi.Release) bool { return r.Version == pins.CUDA })
 	if len(pins.Toolkit.Components) > 0 && strings.Count(pins.CUDA, ".") >= 2 {
-		in.forPins = &forPins{release: pins.CUDA, pins: pins.Toolkit.Versions(), known: isKnown}
+		in.forPins = &forPins{release: pins.CUDA, pins: pins.Toolkit.Versions(), known: isKnown, extend: req.Profile == "" && len(req.Components) == 0}
 		for _, d := range pins.Differs {
 			ev.Differs = append(ev.Differs, differText(d, pins.CUDA))
 		}

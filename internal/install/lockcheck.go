@@ -82,7 +82,7 @@ func (in *Installer) lockedWheelVersions(ctx context.Context, lp *lockfile.Produ
 		*known = in.knownReleases(ctx)
 	}
 	if !slices.ContainsFunc(*known, func(r pypi.Release) bool { return r.Version == lp.Release }) {
-		*known = in.withIndexToolkit(ctx, *known)
+		*known = in.withIndexToolkit(ctx, *known, lp.Release)
 	}
 	for _, r := range *known {
 		if r.Version != lp.Release {
@@ -105,24 +105,25 @@ func (in *Installer) lockedWheelVersions(ctx context.Context, lp *lockfile.Produ
 	return rel.Major(), nil, nil
 }
 
-// withIndexToolkit adds the releases of the PyPI index's cuda-toolkit
-// meta-package to known, for a locked release the table lacks: an install
-// planned its wheels as the meta-package pins them. Offline, or when the
-// index cannot be read, known is returned as it is (the wheels are then
-// held to their project and version only, as before).
-func (in *Installer) withIndexToolkit(ctx context.Context, known []pypi.Release) []pypi.Release {
-	if in.client.Offline || slices.ContainsFunc(known, func(r pypi.Release) bool { return r.FromToolkit }) {
+// withIndexToolkit adds the release of the PyPI index's cuda-toolkit
+// meta-package named release to known, for a locked release the table
+// lacks: an install planned its wheels as the meta-package pins them. Only
+// that one meta-package wheel is read (#35). Offline, or when the index
+// cannot be read, known is returned as it is (the wheels are then held to
+// their project and version only, as before).
+func (in *Installer) withIndexToolkit(ctx context.Context, known []pypi.Release, release string) []pypi.Release {
+	if in.client.Offline {
 		return known
 	}
 	idx, err := in.pypiIndex()
 	if err != nil {
 		return known
 	}
-	toolkit, err := idx.ToolkitReleases(ctx, in.opts.CacheDir)
-	if err != nil {
+	rel, ok, err := idx.ToolkitReleaseNamed(ctx, release, in.opts.CacheDir)
+	if err != nil || !ok {
 		return known
 	}
-	return pypi.WithToolkit(known, toolkit)
+	return append(slices.Clone(known), rel)
 }
 
 // unpackWheelAs unpacks a wheel planned as project==version, refusing

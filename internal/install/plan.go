@@ -128,22 +128,27 @@ func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec,
 	return pl, err
 }
 
-// reportSkipped reports the plan's skipped wheels, in one event.
+// reportSkipped reports the plan's skipped wheels, in one event, each
+// wheel once a command.
 func (in *Installer) reportSkipped(pl *Plan) {
-	if len(pl.skipped) == 0 {
-		return
-	}
-	ev := SkippedWheel{Label: pl.Label, Component: pl.skipped[0].Component, Reason: pl.skipped[0].Reason, Older: pl.skippedOlder}
+	ev := SkippedWheel{Label: pl.Label, Older: pl.skippedOlder}
 	for _, sk := range pl.skipped {
-		if !slices.Contains(ev.Components, sk.Component) {
-			ev.Components = append(ev.Components, sk.Component)
+		if slices.Contains(ev.Components, sk.Component) || !in.said.first(fmt.Sprintf("skipped %s: %v", sk.Component, sk.Reason)) {
+			continue
 		}
+		if len(ev.Components) == 0 {
+			ev.Component, ev.Reason = sk.Component, sk.Reason
+		}
+		ev.Components = append(ev.Components, sk.Component)
+	}
+	pl.skipped = nil
+	if len(ev.Components) == 0 {
+		return
 	}
 	if ev.Label == "" {
 		ev.Label = "CUDA " + pl.Release
 	}
 	in.event(ev)
-	pl.skipped = nil
 }
 
 // fallBack reports, once per Installer, that NVIDIA's server could not be

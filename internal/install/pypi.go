@@ -16,7 +16,6 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
-	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -106,7 +105,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	if err != nil {
 		return nil, fmt.Errorf("install %s --source pypi: %w", offer.Name(), err)
 	}
-	if !offer.Known || offer.Release.FromToolkit {
+	if (!offer.Known || offer.Release.FromToolkit) && in.said.first("unlisted "+offer.Name()) {
 		in.event(UnlistedRelease{Release: offer.Name(), Note: offer.Note()})
 	}
 	res, err := idx.Resolve(ctx, t.Platform, reqs)
@@ -145,9 +144,10 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 
 // pinRequirements puts the pinned builds into a release's requirements:
 // a pinned component takes the pinned version (and must be there), and a
-// pinned component the profile lacks is added (unless components were
-// named). differs maps each component whose build is not the release's
-// own to the release's own ("" where it has none).
+// pinned component the profile lacks is added unless a profile or
+// components were named (forPins.extend). differs maps each component
+// whose build is not the release's own to the release's own ("" where it
+// has none).
 func pinRequirements(rel pypi.Release, reqs []pypi.Requirement, p *forPins) ([]pypi.Requirement, map[string]string) {
 	if p == nil {
 		return reqs, nil
@@ -171,7 +171,7 @@ func pinRequirements(rel pypi.Release, reqs []pypi.Requirement, p *forPins) ([]p
 	}
 	ids := slices.Sorted(maps.Keys(p.pins))
 	for _, id := range ids {
-		if have[id] || (id == "cccl" && have["cuda_cccl"]) || (id == "cuda_cccl" && have["cccl"]) {
+		if !p.extend || have[id] || (id == "cccl" && have["cuda_cccl"]) || (id == "cuda_cccl" && have["cccl"]) {
 			continue
 		}
 		project, err := pypi.Project(id, major)
@@ -272,7 +272,7 @@ func (in *Installer) pypiOffers(ctx context.Context, idx *pypi.Index) ([]pypi.Of
 			runtime = append(runtime, vs...)
 		}
 	}
-	offers := pypi.WithToolkitNames(pypi.Offers(known, runtime), names)
+	offers := pypi.WithToolkitNames(pypi.Offers(known, runtime), names, known)
 	if len(offers) == 0 {
 		return nil, nil, fmt.Errorf("%s has no CUDA runtime wheels (%s); is CUDAENV_PYPI_INDEX a mirror of PyPI's NVIDIA projects?", idx.URL(), strings.Join(pypi.RuntimeProjects(), ", "))
 	}
@@ -481,7 +481,7 @@ func (in *Installer) cacheListing(indexURL string, p fetch.Product, names []stri
 	if err != nil {
 		return
 	}
-	_ = atomicfile.Write(filepath.Join(in.opts.CacheDir, "index", "pypi-"+hex.EncodeToString(sum[:6]), string(p)+".json"), data, 0o644)
+	_ = in.client.WriteTrusted(filepath.Join("index", "pypi-"+hex.EncodeToString(sum[:6]), string(p)+".json"), data)
 }
 
 // ReleasesShipping names the CUDA releases in cudaenv's table that shipped

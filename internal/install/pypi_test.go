@@ -132,7 +132,7 @@ func TestPyPIListsReleasesAndCachesThemForCompletion(t *testing.T) {
 				t.Errorf("13.0.0 note = %q", r.Note)
 			}
 		case "13.5.0":
-			if !strings.HasPrefix(r.Note, "not in cudaenv's table") {
+			if r.Note != "wheels: runtime 13.5.37, the rest the newest that fit" && r.Note != "wheels as cuda-toolkit pins them" {
 				t.Errorf("13.5.0 note = %q", r.Note)
 			}
 		default:
@@ -236,4 +236,40 @@ func TestReleasesShippingNamesTheReleaseOfABuild(t *testing.T) {
 			t.Errorf("%s %s: %v, want %v", tt.component, tt.build, got, tt.want)
 		}
 	}
+}
+
+// #36: install 13.1 is the newest release on the index, 13.1.2, for every
+// profile; where the index lacks some of its wheels they are left out,
+// said in one line with the older release that has them. 13.1.1 and
+// 13.1.2 share their runtime: the meta-package naming 13.1.2 (or a wheel
+// of a build only 13.1.2 ships) is what puts it on the index.
+func TestPyPISpecIsTheNewestReleaseForEveryProfile(t *testing.T) {
+	r1312, _ := pypi.CatalogRelease("13.1.2")
+	cublas, _ := r1312.Component("libcublas")
+	for _, profile := range []string{"minimal", "extensions", "default"} {
+		t.Run(profile, func(t *testing.T) {
+			_, in := pypiWorld(t, pypitest.Releases("13.1.1", "13.1.2"), pypitest.WithoutVersion("nvidia-cublas", cublas.Version),
+				pypitest.Frameworks(pypitest.ToolkitWheel(r1312, "13.1.2.0")))
+			p, err := in.Plan(context.Background(), spec(t, "13.1"), Target{Source: "pypi", Platform: "linux-x86_64", Profile: profile, applySkips: true})
+			if err != nil || p.Name != "13.1.2" {
+				t.Fatalf("%v, %v; want 13.1.2", p, err)
+			}
+			if profile == "minimal" {
+				if len(p.skipped) != 0 {
+					t.Errorf("skipped %v", p.skipped)
+				}
+				return
+			}
+			if len(p.skipped) != 1 || p.skipped[0].Component != "libcublas" || p.skippedOlder != "CUDA 13.1.1 has them: cudaenv install 13.1.1 --source pypi" {
+				t.Errorf("skipped %v, older %q", p.skipped, p.skippedOlder)
+			}
+		})
+	}
+	t.Run("a release sharing its runtime with an older one, none of its own wheels there and unnamed, is not on the index", func(t *testing.T) {
+		_, in := pypiWorld(t, pypitest.Releases("13.1.1", "13.1.2"), pypitest.WithoutVersion("nvidia-cublas", cublas.Version))
+		p, err := in.Plan(context.Background(), spec(t, "13.1"), Target{Source: "pypi", Platform: "linux-x86_64", Profile: "default"})
+		if err != nil || p.Name != "13.1.1" {
+			t.Fatalf("%v, %v; want 13.1.1", p, err)
+		}
+	})
 }

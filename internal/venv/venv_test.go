@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -39,7 +38,7 @@ func TestReadFileRefusesWhatIsNotAPlainSmallFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	huge := filepath.Join(dir, "huge")
@@ -101,7 +100,7 @@ func TestAReadThatBlocksIsGivenUpAtTheDeadline(t *testing.T) {
 	// A read that never returns on its own: opening a named pipe for
 	// reading waits for a writer (ReadFile itself never opens one so).
 	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)

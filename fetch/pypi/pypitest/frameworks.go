@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cudaenv/cudaenv/fetch/fetchtest"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
 )
 
@@ -61,6 +61,10 @@ type FrameworkWheel struct {
 	// Zip64DirSize, when set with Zip64Entries, is the size of the
 	// central directory that record claims.
 	Zip64DirSize uint64
+	// ClaimSHA256, when set, is the sha256 the index page lists for the
+	// wheel instead of its own (a hostile index claiming an honest
+	// wheel's).
+	ClaimSHA256 string
 	// ClaimSize, when set, is the size the index page lists and the
 	// server serves: zeros, then the wheel's bytes at the end (so the
 	// archive is found where a reader looks for it).
@@ -148,44 +152,15 @@ func (w FrameworkWheel) build() ([]byte, error) {
 	return w.zip64End(b.Bytes()), nil
 }
 
-// zip64End replaces the end record of the zip data (22 bytes, no
-// comment) with a zip64 end record, its locator and an end record that
-// points to them, claiming w.Zip64Entries entries.
+// zip64End ends data with a zip64 end record claiming w.Zip64Entries
+// entries; with ClaimSize, the locator counts from the start of the bytes
+// served (zeros first).
 func (w FrameworkWheel) zip64End(data []byte) []byte {
-	le := binary.LittleEndian
-	end := data[len(data)-22:]
-	dirSize, dirOff := uint64(le.Uint32(end[12:])), uint64(le.Uint32(end[16:]))
-	if w.Zip64DirSize != 0 {
-		dirSize = w.Zip64DirSize
+	at := uint64(0)
+	if w.ClaimSize > 0 {
+		at = uint64(w.ClaimSize) - (56 + 20 + 22) // the record, its locator, the end record
 	}
-	out := append([]byte(nil), data[:len(data)-22]...)
-	rec64 := uint64(len(out))
-	if w.ClaimSize > 0 { // the locator's offset counts from the file's start
-		rec64 += uint64(w.ClaimSize) - uint64(len(out)+56+20+22)
-	}
-	out = le.AppendUint32(out, 0x06064b50)
-	out = le.AppendUint64(out, 44)
-	out = le.AppendUint16(out, 45)
-	out = le.AppendUint16(out, 45)
-	out = le.AppendUint32(out, 0)
-	out = le.AppendUint32(out, 0)
-	out = le.AppendUint64(out, w.Zip64Entries)
-	out = le.AppendUint64(out, w.Zip64Entries)
-	out = le.AppendUint64(out, dirSize)
-	out = le.AppendUint64(out, dirOff)
-	out = le.AppendUint32(out, 0x07064b50)
-	out = le.AppendUint32(out, 0)
-	out = le.AppendUint64(out, rec64)
-	out = le.AppendUint32(out, 1)
-	out = le.AppendUint32(out, 0x06054b50)
-	out = le.AppendUint16(out, 0)
-	out = le.AppendUint16(out, 0)
-	out = le.AppendUint16(out, 0xffff)
-	out = le.AppendUint16(out, 0xffff)
-	out = le.AppendUint32(out, 0xffffffff)
-	out = le.AppendUint32(out, 0xffffffff)
-	out = le.AppendUint16(out, 0)
-	return out
+	return fetchtest.Zip64End(data, w.Zip64Entries, w.Zip64DirSize, at)
 }
 
 // claimed is the bytes a wheel is served as: its data, after zeros up to

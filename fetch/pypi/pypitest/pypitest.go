@@ -50,6 +50,7 @@ type config struct {
 	yanked     map[[2]string]bool
 	requires   map[string][]string
 	cacheable  bool
+	without    map[[2]string]bool
 }
 
 // HTMLOnly makes the index serve PEP 503 HTML whatever the client accepts.
@@ -83,6 +84,12 @@ func ExtraLibrary(library, version string, cudaMajors ...int) Option {
 			c.libraries = append(c.libraries, pypi.Release{Version: fmt.Sprint(m), Components: []pypi.Component{{ID: library, Version: version}}})
 		}
 	}
+}
+
+// WithoutVersion leaves one version of a project off the index (its
+// other versions stay): a release whose wheels the index has only some of.
+func WithoutVersion(project, version string) Option {
+	return func(c *config) { c.without[[2]string{pypi.NormalizeProject(project), version}] = true }
 }
 
 // Cacheable makes the index answer pages as PyPI does for caches: an
@@ -224,7 +231,7 @@ type Index struct {
 func New(tb testing.TB, opts ...Option) *Index {
 	tb.Helper()
 	cfg := config{noHash: map[string]bool{}, wrongHash: map[string]bool{}, missing: map[string]bool{}, entries: map[string][]Entry{},
-		yanked: map[[2]string]bool{}, requires: map[string][]string{}}
+		yanked: map[[2]string]bool{}, requires: map[string][]string{}, without: map[[2]string]bool{}}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -328,6 +335,9 @@ func (ix *Index) generate(project string, p *projectFiles) []Wheel {
 			return // a framework's project: no placeholder sdist
 		}
 		for _, w := range p.wants {
+			if ix.cfg.without[[2]string{project, w.version}] {
+				continue
+			}
 			for _, platform := range ix.cfg.platforms {
 				tag := platformTag(platform, w.major)
 				files := wheelFiles(w.component, w.version, w.major, platform)
@@ -412,6 +422,9 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 	}
 	wheels := ix.generate(name, p)
 	listed := func(wh Wheel) string {
+		if fw, ok := ix.frameworks[wh.Filename]; ok && fw.ClaimSHA256 != "" {
+			return fw.ClaimSHA256
+		}
 		switch {
 		case ix.cfg.noHash[name]:
 			return ""
