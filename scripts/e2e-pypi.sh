@@ -83,6 +83,13 @@
 #      installs, the very version uv picks; nothing is downloaded but
 #      pages and metadata (ONLY_RESOLVE=1: this step alone; SPECS="a b"
 #      other specs).
+#  13. `pip install torch` into a venv (with its NVIDIA wheels, as pip
+#      installs it), then install --for <that venv>: the one activation
+#      line says libraries=off (the venv loads its own), and every library
+#      file the toolkit puts on LD_LIBRARY_PATH that the venv also has is
+#      the same file, byte for byte; the versions are the venv's
+#      dist-infos'. FOR_VENV_TORCH=X picks the release; ONLY_FOR_VENV=1
+#      runs this step alone (torch and its CUDA wheels: about 4 GB).
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -109,6 +116,8 @@
 #   ONLY_METADATA=1 scripts/e2e-pypi.sh   # step 11 only
 #   ONLY_RESOLVE=1 scripts/e2e-pypi.sh    # step 12 only (no wheel downloaded)
 #   SKIP_RESOLVE=1 scripts/e2e-pypi.sh    # without step 12
+#   ONLY_FOR_VENV=1 scripts/e2e-pypi.sh   # step 13 only (install --for <venv>)
+#   SKIP_FOR_VENV=1 scripts/e2e-pypi.sh   # without step 13
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -571,6 +580,61 @@ if [[ -n "${ONLY_METADATA:-}" ]]; then
 	exit 0
 fi
 
+# (13) install --for <venv> after pip install torch: see the top. A
+# function, so that ONLY_FOR_VENV=1 can run it alone.
+for_venv() {
+	step "(13) pip install torch${FOR_VENV_TORCH:+==$FOR_VENV_TORCH} into a venv, then install --for <venv>: the toolkit's libraries are the venv's own"
+	local venv="$work/torch ve'nv"
+	python3 -m venv "$venv"
+	local pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
+	[[ -z "${CUDAENV_PYPI_INDEX:-}" ]] || pip+=(--index-url "$CUDAENV_PYPI_INDEX")
+	"${pip[@]}" "torch${FOR_VENV_TORCH:+==$FOR_VENV_TORCH}"
+	local site
+	site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	"$venv/bin/python" -m pip list --disable-pip-version-check 2>/dev/null | grep -iE '^(torch|nvidia-|cuda-toolkit)' || true
+	cudaenv install --for "$venv" --dry-run
+	local out
+	out=$(cudaenv install --for "$venv" 2>&1 | tee -a /dev/stderr)
+	local use
+	use=$(sed -n 's/^activate it with: cudaenv use //p' <<<"$out")
+	[[ -n "$use" ]] || die "install --for <venv> printed no activation line"
+	[[ $(grep -c '^activate it with' <<<"$out") -eq 1 ]] || die "install --for <venv> printed more than one activation line"
+	[[ $use == --libraries=off\ * ]] || die "the activation line does not keep the toolkit's libraries off for the venv's torch: $use"
+	local words=${use#--libraries=off }
+	# With the libraries on, every file the toolkit puts on
+	# LD_LIBRARY_PATH that the venv's wheels also have is the same file.
+	local dirs same=0 differ=0
+	# shellcheck disable=SC2086 # the words are versions: cudaenv printed them
+	dirs=$(cudaenv exec $words -- sh -c 'printf "%s" "$LD_LIBRARY_PATH"')
+	local d f name mine
+	while IFS= read -r -d: d || [[ -n "$d" ]]; do
+		d=${d%$'\n'}
+		[[ "$d" == "$CUDAENV_ROOT"/* ]] || continue
+		for f in "$d"/lib*.so*; do
+			[[ -f "$f" ]] || continue
+			name=$(basename "$f")
+			mine=$(find "$site/nvidia" -name "$name" -type f 2>/dev/null | head -1 || true)
+			[[ -n "$mine" ]] || continue
+			if cmp -s "$f" "$mine"; then
+				same=$((same + 1))
+			else
+				differ=$((differ + 1))
+				echo "differs: $f and $mine" >&2
+			fi
+		done
+	done <<<"$dirs"
+	echo "library files the toolkit shares with the venv: $same the same, $differ different"
+	[[ $differ -eq 0 ]] || die "$differ library files on the toolkit's LD_LIBRARY_PATH differ from the venv's"
+	[[ $same -ge 3 ]] || die "only $same of the toolkit's library files are also in the venv"
+	done_step
+}
+if [[ -n "${ONLY_FOR_VENV:-}" ]]; then
+	for_venv
+	printf '\n== ok: install --for <venv> gives a toolkit whose libraries are the venv'"'"'s own\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
 if [[ -n "${ONLY_LIBRARIES:-}" ]]; then
 	libraries_trap
 	printf '\n== ok: doctor catches the undefined-symbol trap and --libraries=off avoids it\ntimes:\n'
@@ -931,6 +995,7 @@ libraries_trap
 [[ -n "${SKIP_IMAGE:-}" ]] || container_image
 metadata_trust
 [[ -n "${SKIP_RESOLVE:-}" ]] || resolve_as_uv
+[[ -n "${SKIP_TORCH:-}${SKIP_FOR_VENV:-}" ]] || for_venv
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
@@ -941,5 +1006,6 @@ printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it
 [[ -n "${SKIP_IMAGE:-}" ]] || printf '; a container image built without an engine, pulled and unpacked by crane, builds vector-add'
 printf '; wheel metadata is cached only as checked, and a hostile venv gets one line'
 [[ -n "${SKIP_RESOLVE:-}" ]] || printf '; install --for picks the NVIDIA wheels uv picks'
+[[ -n "${SKIP_TORCH:-}${SKIP_FOR_VENV:-}" ]] || printf '; install --for <venv> gives the venv'"'"'s own libraries'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"

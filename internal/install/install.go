@@ -68,6 +68,10 @@ type Installer struct {
 	opts     Options
 	client   *fetch.Client
 	fellBack bool // FallbackToPyPI was reported
+	// fromTables: the request's versions are cudaenv's table's exact
+	// answer (forTorchTables), so a dry run that cannot list the files
+	// offline still says what it would install.
+	fromTables bool
 	// said keeps the warnings already given in this command, shared by
 	// the copies the pipeline plans with: a wheel skipped is said once
 	// however many plans (releases tried, --for's targets) meet it.
@@ -469,8 +473,13 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			comps = req.Components
 		}
 		src := req.sourceFor(st, sp, cudaMajor)
-		if !req.SourceTyped && (!fetch.Product(sp.Tool).Redist() || (len(req.For) > 0 && sp.Tool != version.Cudnn)) {
-			// Its only source; or the wheel a framework pins.
+		switch {
+		case !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0):
+			// Its only source (for a framework's pin even under --source
+			// nvidia, which names where the toolkit comes from).
+			src = "pypi"
+		case !req.SourceTyped && len(req.For) > 0 && sp.Tool != version.Cudnn:
+			// The wheel a framework pins.
 			src = "pypi"
 		}
 		_, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
