@@ -32,7 +32,9 @@ var allowed = map[string][]string{
 	"completions":         {},
 	"compat":              {"compat/internal/gen"}, // its test checks the generated tables
 	"internal/termsafe":   {},
-	"internal/rootfs":     {}, // the rooted writer fetch and store share
+	"internal/rootfs":     {},                  // the rooted writer fetch and store share
+	"internal/linkstub":   {"internal/rootfs"}, // link stubs written into a tree through its rooted writer
+	"internal/cmakepkg":   {"internal/rootfs"}, // version.json and CMake packages written the same way
 	"internal/xz":         {},
 	"internal/inflate":    {}, // wheels' DEFLATE, compress/flate's output faster
 
@@ -53,9 +55,9 @@ var allowed = map[string][]string{
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},
 
 	// The one place fetch and store meet: planning and carrying out installs.
-	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/version", "store"},
+	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/cmakepkg", "internal/dirs", "internal/linkstub", "internal/lockfile", "internal/resolve", "internal/rootfs", "internal/version", "store"},
 
-	"internal/detect": {"compat", "internal/version"},
+	"internal/detect": {"compat", "internal/linkstub", "internal/version"},
 	"internal/doctor": {"compat", "internal/detect", "internal/termsafe", "internal/version"},
 
 	"compat/internal/gen":           {},
