@@ -302,6 +302,13 @@ func (r *installReport) Event(ev install.Event) {
 		if !r.quiet {
 			sayf(e.stderr, "adding %s to %s\n", strings.Join(ev.Missing, ", "), ev.Label)
 		}
+	case install.Needs:
+		if ev.CUDA == "" {
+			sayf(e.stderr, "cudaenv: note: %s needs %s from the CUDA %d it is used with (%s), and none is selected here; install one with them: %s\n",
+				ev.Library, strings.Join(ev.Components, ", "), ev.CUDAMajor, ev.Why, ev.Command)
+			break
+		}
+		sayf(e.stderr, "%s needs %s in CUDA %s (%s)\n", ev.Library, strings.Join(ev.Components, ", "), ev.CUDA, ev.Why)
 	case install.LockUpdated:
 		sayf(e.stderr, "updated %s: %s\n", ev.Path, ev.Reason)
 	case install.NotAsLocked:

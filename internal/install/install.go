@@ -20,7 +20,6 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
-	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/lockfile"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/version"
@@ -397,10 +396,8 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			continue
 		}
 		if cudaMajor == 0 {
-			if sel, err := req.Here.find(); err == nil && sel.Source.Kind != resolve.None {
-				if r, err := activate.Resolve(st, sel); err == nil && r.CUDA != nil {
-					cudaMajor = r.CUDA.Version.Major()
-				}
+			if c := selectedCUDA(req.Here, st); c != nil {
+				cudaMajor = c.Version.Major()
 			}
 		}
 		if cudaMajor == 0 {
@@ -429,7 +426,29 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			break
 		}
 	}
-	return pp.wait()
+	results, err := pp.wait()
+	if err != nil || !installedLibrary(results) {
+		return results, err
+	}
+	// A library brings what its headers include and its libraries load
+	// into the toolkit it is used with.
+	installed := map[int]string{}
+	for _, r := range results {
+		if r.Entry.Kind == store.CUDA {
+			installed[r.Entry.Version.Major()] = r.Entry.Name
+		}
+	}
+	more, err := in.bringNeeds(ctx, req, results, installed, platform)
+	return append(results, more...), err
+}
+
+func installedLibrary(results []Result) bool {
+	for _, r := range results {
+		if r.Entry.Kind.Library() {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceFor is the source a spec is installed from: the one its installed

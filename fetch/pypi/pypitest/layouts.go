@@ -243,7 +243,11 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 		if !ok {
 			name = strings.TrimPrefix(strings.TrimPrefix(component, "lib"), "cuda_")
 		}
-		fs = append(fs, file{name: "include/" + name + ".h", body: "/* " + name + ".h */\n"})
+		header := "/* " + name + ".h */\n"
+		if component == "cusparselt" { // as the real cusparseLt.h
+			header = "#include <cusparse.h>\n" + header
+		}
+		fs = append(fs, file{name: "include/" + name + ".h", body: header})
 		if component == "cudnn" { // as NVIDIA's wheels have it
 			p := append(strings.Split(version, "."), "0", "0", "0")
 			fs = append(fs, file{name: "include/cudnn_version.h", body: fmt.Sprintf("#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n", p[0], p[1], p[2])})
