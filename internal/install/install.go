@@ -309,6 +309,7 @@ func checkPlatform(p string) error {
 // cancels the others; a version that fails to plan lets those before it
 // finish, as they would have one after another.
 func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error) {
+	untold := req.Source == "" && !req.SourceTyped
 	source, err := checkSource(req.Source)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
@@ -414,6 +415,9 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if !req.SourceTyped && (!fetch.Product(sp.Tool).Redist() || (req.For != "" && sp.Tool != version.Cudnn)) {
 			// Its only source; or the wheel a framework pins.
 			src = "pypi"
+		} else if untold && src == "nvidia" && sp.Tool != version.Cudnn {
+			// NVIDIA's archive, else its wheel: no --source needed.
+			src = "auto"
 		}
 		_, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
 			p, err := in.Plan(ctx, sp, Target{Source: src, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
