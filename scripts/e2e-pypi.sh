@@ -42,6 +42,19 @@
 #      in a project selecting them with nothing but what the bash hook sets
 #      (CPATH, LIBRARY_PATH), prints the NCCL version, and leaving the
 #      project takes every variable back (ONLY_PRODUCTS=1: this step alone).
+#      cuSPARSELt brings libcusparse into the minimal CUDA (cusparseLt.h
+#      includes cusparse.h).
+#   9. link stubs and CMake without nvcc (ONLY_STUBS=1: this step alone):
+#      a C program including cuda.h and nvml.h links with -lcuda
+#      -lnvidia-ml and nothing else against CUDA 13 and against a
+#      libraries-only CUDA 12; CMake from PyPI configures
+#      find_package(CUDAToolkit) on both (the CUDA 12 one through its
+#      version.json and the environment alone) and builds a program linking
+#      CUDA::cuda_driver and CUDA::nvml; a project asking
+#      find_package(cudss CONFIG REQUIRED) builds against cuDSS from PyPI,
+#      whose install brought libcublas into CUDA 13; pycuda from source in a
+#      venv builds and links (-lcuda) through cudaenv exec alone and stops
+#      only at the missing driver.
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -61,6 +74,8 @@
 #   ONLY_EXTENSIONS=1 scripts/e2e-pypi.sh # step 7 only
 #   ONLY_PRODUCTS=1 scripts/e2e-pypi.sh   # step 8 only (NCCL, cuSPARSELt)
 #   SKIP_PRODUCTS=1 scripts/e2e-pypi.sh   # without step 8
+#   ONLY_STUBS=1 scripts/e2e-pypi.sh      # step 9 only (stubs, CMake, cuDSS, pycuda)
+#   SKIP_STUBS=1 scripts/e2e-pypi.sh      # without step 9
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -169,9 +184,11 @@ EOF
 # A function, so that ONLY_PRODUCTS=1 can run it alone.
 products() {
 	step "(8) CUDA 13 with nccl@2.30 and cusparselt@0.8 from PyPI; a program links them through the hook's environment alone"
-	# cusparseLt.h includes cusparse.h: the toolkit needs libcusparse too.
+	# cusparseLt.h includes cusparse.h: installing cuSPARSELt adds
+	# libcusparse to the minimal toolkit installed with it.
 	cudaenv install 13 nccl@2.30 cusparselt@0.8 --profile minimal
-	cudaenv install 13 --components libcusparse
+	cudaenv exec 13 -- sh -c 'test -f "$CUDA_HOME/include/cusparse.h"' ||
+		die "installing cuSPARSELt did not bring libcusparse into CUDA 13"
 	local proj="$work/pro j'q \$x"
 	mkdir -p "$proj"
 	echo "13 nccl@2.30 cusparselt@0.8" >"$proj/.cuda-version"
@@ -226,6 +243,169 @@ CPP
 	grep -q '^left the project: every variable is back$' <<<"$out" || die "leaving did not take the variables back"
 	done_step
 }
+# (9) link stubs and CMake without nvcc: see the top. A function, so that
+# ONLY_STUBS=1 can run it alone.
+stubs_cmake() {
+	local cm=${cmake:-}
+	if [[ -z "$cm" ]]; then
+		step "(9) CMake from PyPI into a venv"
+		python3 -m venv "$work/venv"
+		"$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check 'cmake>=4.2'
+		cm=$work/venv/bin/cmake
+		done_step
+	fi
+	"$cm" --version | head -1
+
+	step "(9a) CUDA 13 with curand and nvml.h, and a libraries-only CUDA 12.4: each gets link stubs and a version.json"
+	cudaenv install 13 --profile minimal
+	cudaenv install 13 --components libcurand,cuda_nvml_dev
+	cudaenv install 12.4 --components cuda_cudart,cuda_nvml_dev,libcublas
+	local c13 c12 t
+	c13=$(cudaenv exec 13 -- sh -c 'echo "$CUDA_HOME"')
+	c12=$(cudaenv exec 12.4 -- sh -c 'echo "$CUDA_HOME"')
+	for t in "$c13" "$c12"; do
+		ls -l "$t/lib/stubs"
+		[[ -f "$t/lib/stubs/libcuda.so" && -f "$t/lib/stubs/libnvidia-ml.so" ]] || die "$t has no link stubs"
+		readelf -d "$t/lib/stubs/libcuda.so" | grep SONAME
+		echo "$(basename "$t"): libcuda.so exports $(readelf --dyn-syms -W "$t/lib/stubs/libcuda.so" | grep -c ' FUNC ') functions, libnvidia-ml.so $(readelf --dyn-syms -W "$t/lib/stubs/libnvidia-ml.so" | grep -c ' FUNC ')"
+	done
+	[[ ! -e "$c12/bin/nvcc" && -f "$c12/version.json" ]] || die "CUDA 12.4 is not libraries-only with a version.json"
+	head -5 "$c12/version.json"
+	done_step
+
+	step "(9b) a C program including cuda.h and nvml.h links with -lcuda -lnvidia-ml alone, against CUDA 13 and the libraries-only CUDA 12.4"
+	cat >"$work/drv.c" <<'EOF'
+#include <stdio.h>
+#include <cuda.h>
+#include <nvml.h>
+
+int main(void) {
+  CUresult r = cuInit(0);
+  const char *why = 0;
+  cuGetErrorString(r, &why);
+  nvmlReturn_t n = nvmlInit();
+  printf("drv: cuInit: %d (%s); nvmlInit: %s\n", (int)r, why ? why : "?", nvmlErrorString(n));
+  if (r == CUDA_SUCCESS) { printf("drv: ok\n"); return 0; }
+  printf("drv: no usable CUDA driver or device\n");
+  return 2;
+}
+EOF
+	local v out code
+	for v in 13 12.4; do
+		(cd "$work" && cudaenv exec "$v" -- cc drv.c -o "drv-$v" -lcuda -lnvidia-ml) || die "drv.c does not link against CUDA $v"
+		readelf -d "$work/drv-$v" | grep NEEDED
+		set +e
+		out=$(cudaenv exec "$v" -- "$work/drv-$v" 2>&1)
+		code=$?
+		set -e
+		echo "$out"
+		# No driver: the loader does not find libcuda.so.1 (the stub is not
+		# on its path); a driver without a GPU: cuInit says so.
+		if [[ $code -ne 0 ]]; then
+			grep -qE 'libcuda\.so\.1|libnvidia-ml\.so\.1|^drv: no usable' <<<"$out" || die "drv (CUDA $v) failed without naming the driver"
+			! grep -q 'stub library' <<<"$out" || die "drv (CUDA $v) loaded a stub at run time"
+		fi
+	done
+	done_step
+
+	step "(9c) CMake from PyPI configures find_package(CUDAToolkit) on CUDA 13 and the libraries-only CUDA 12.4, and links CUDA::cuda_driver and CUDA::nvml"
+	mkdir -p "$work/probe"
+	cp "$work/drv.c" "$work/probe/drv.c"
+	cat >"$work/probe/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.18)
+project(probe LANGUAGES C)
+find_package(CUDAToolkit REQUIRED)
+get_target_property(drv CUDA::cuda_driver IMPORTED_LOCATION)
+get_target_property(nvml CUDA::nvml IMPORTED_LOCATION)
+message(STATUS "probe: CUDAToolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_LIBRARY_ROOT}; cuda_driver ${drv}; nvml ${nvml}")
+if(TARGET CUDA::cublas)
+  get_target_property(cublas CUDA::cublas IMPORTED_LOCATION)
+  message(STATUS "probe: cublas ${cublas}")
+endif()
+add_executable(drv drv.c)
+target_link_libraries(drv CUDA::cuda_driver CUDA::nvml)
+EOF
+	for v in 13 12.4; do
+		out=$(cudaenv exec "$v" -- "$cm" -S "$work/probe" -B "$work/probe/build-$v" 2>&1) || { echo "$out"; die "find_package(CUDAToolkit) failed on CUDA $v"; }
+		grep '^-- probe:' <<<"$out"
+		grep -q "^-- probe: CUDAToolkit ${v}" <<<"$out" || die "CMake found another CUDA than $v"
+		grep -q 'cuda_driver .*/stubs/libcuda.so' <<<"$out" || die "CMake did not find the link stub for CUDA::cuda_driver"
+		cudaenv exec "$v" -- "$cm" --build "$work/probe/build-$v" >/dev/null || die "the probe does not build against CUDA $v"
+	done
+	(cd "$work" && cudaenv exec 12.4 -- sh -c 'PATH="$0:$PATH" exec cudaenv doctor' "$(dirname "$cm")") | grep -A1 -E '^(ok|warn|FAIL|skip) +(toolkit|cmake)' || true
+	done_step
+
+	step "(9d) cuDSS from PyPI: its install brings libcublas into CUDA 13; find_package(cudss CONFIG REQUIRED) builds"
+	local log
+	log=$(cudaenv install 13 cudss@1 2>&1 | tee -a /dev/stderr) || die "cuDSS did not install"
+	grep -q 'adding .*libcublas.* to CUDA 13' <<<"$log" || [[ -f "$c13/lib/libcublas.so" ]] || die "installing cuDSS did not bring libcublas into CUDA 13"
+	local dss
+	dss=$(cudaenv exec 13 cudss@1 -- sh -c 'echo "$CUDSS_ROOT"')
+	ls "$dss/lib/cmake/cudss"
+	mkdir -p "$work/dss"
+	cat >"$work/dss/dss.c" <<'EOF'
+#include <stdio.h>
+#include <cudss.h>
+
+int main(void) {
+  cudssHandle_t h;
+  cudssStatus_t s = cudssCreate(&h);
+  if (s == CUDSS_STATUS_SUCCESS) {
+    cudssDestroy(h);
+    printf("dss: ok\n");
+    return 0;
+  }
+  printf("dss: cudssCreate: status %d (no usable GPU: the CUDA driver is needed)\n", (int)s);
+  return 2;
+}
+EOF
+	cat >"$work/dss/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.10)
+project(dss LANGUAGES C)
+find_package(cudss CONFIG REQUIRED)
+find_package(CUDAToolkit REQUIRED)
+message(STATUS "dss: cudss ${cudss_VERSION} from ${cudss_DIR}")
+add_executable(dss dss.c)
+target_include_directories(dss PRIVATE ${cudss_INCLUDE_DIR})
+target_link_libraries(dss cudss CUDA::cudart)
+EOF
+	out=$(cudaenv exec 13 cudss@1 -- "$cm" -S "$work/dss" -B "$work/dss/build" 2>&1) || { echo "$out"; die "find_package(cudss CONFIG) failed"; }
+	grep '^-- dss:' <<<"$out"
+	cudaenv exec 13 cudss@1 -- "$cm" --build "$work/dss/build" || die "the cuDSS project does not build"
+	set +e
+	out=$(cudaenv exec 13 cudss@1 -- "$work/dss/build/dss" 2>&1)
+	code=$?
+	set -e
+	echo "$out"
+	[[ $code -eq 0 || $code -eq 2 ]] || grep -q 'libcuda\.so\.1' <<<"$out" || die "dss failed (exit $code) without naming the driver"
+	done_step
+
+	step "(9e) pycuda from source in a venv builds and links through cudaenv exec alone"
+	local venv="$work/pycuda venv"
+	python3 -m venv "$venv"
+	local pip=("$venv/bin/python" -m pip install --disable-pip-version-check --no-binary pycuda --no-cache-dir)
+	[[ -z "${CUDAENV_PYPI_INDEX:-}" ]] || pip+=(--index-url "$CUDAENV_PYPI_INDEX")
+	(cd "$work" && cudaenv exec 13 -- "${pip[@]}" pycuda 2>&1 | tail -3) || die "pycuda did not build"
+	local so
+	so=$(find "$venv" -name '_driver*.so' | head -1)
+	[[ -n "$so" ]] || die "pycuda built no _driver extension"
+	readelf -d "$so" | grep -E 'NEEDED.*(libcuda|libcurand)'
+	set +e
+	out=$(cd "$work" && cudaenv exec 13 -- "$venv/bin/python" -c 'import pycuda.driver as d; d.init(); print("pycuda: ok,", d.Device.count(), "devices")' 2>&1)
+	code=$?
+	set -e
+	echo "$out" | tail -3
+	[[ $code -eq 0 ]] || grep -qE 'libcuda\.so\.1|cuInit failed|no CUDA-capable device|CUDA driver' <<<"$out" || die "pycuda stopped at something other than the missing driver (exit $code)"
+	done_step
+}
+
+if [[ -n "${ONLY_STUBS:-}" ]]; then
+	stubs_cmake
+	printf '\n== ok: link stubs, CMake without nvcc and cuDSS'"'"'s CMake package work from PyPI alone\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
 if [[ -n "${ONLY_PRODUCTS:-}" ]]; then
 	products
 	printf '\n== ok: NCCL and cuSPARSELt from PyPI link through the environment cudaenv sets, and leaving takes it back\ntimes:\n'
@@ -570,11 +750,13 @@ fi
 libraries_trap
 [[ -n "${SKIP_TORCH:-}" ]] || torch_extension
 [[ -n "${SKIP_PRODUCTS:-}" ]] || products
+[[ -n "${SKIP_STUBS:-}" ]] || stubs_cmake
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
 printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it'
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; a PyTorch extension including ATen/cuda/CUDAContext.h builds against what install --for installed'
 [[ -n "${SKIP_PRODUCTS:-}" ]] || printf '; NCCL and cuSPARSELt link through the environment cudaenv sets'
+[[ -n "${SKIP_STUBS:-}" ]] || printf '; -lcuda -lnvidia-ml, CMake and pycuda link through the stubs, and cuDSS builds with find_package(cudss CONFIG)'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"
