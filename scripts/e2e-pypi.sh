@@ -45,8 +45,8 @@
 #      cuSPARSELt brings libcusparse into the minimal CUDA (cusparseLt.h
 #      includes cusparse.h).
 #   9. link stubs and CMake without nvcc (ONLY_STUBS=1: this step alone):
-#      a C program including cuda.h and nvml.h links with -lcuda
-#      -lnvidia-ml and nothing else against CUDA 13 and against a
+#      a C program including cuda.h and nvml.h (-I"$CUDA_HOME/include")
+#      links with -lcuda -lnvidia-ml and nothing else against CUDA 13 and a
 #      libraries-only CUDA 12; CMake from PyPI configures
 #      find_package(CUDAToolkit) on both (the CUDA 12 one through its
 #      version.json and the environment alone) and builds a program linking
@@ -256,9 +256,9 @@ stubs_cmake() {
 	fi
 	"$cm" --version | head -1
 
-	step "(9a) CUDA 13 with curand and nvml.h, and a libraries-only CUDA 12.4: each gets link stubs and a version.json"
+	step "(9a) CUDA 13 with curand, nvml.h and cudaProfiler.h (what pycuda builds with), and a libraries-only CUDA 12.4: each gets link stubs and a version.json"
 	cudaenv install 13 --profile minimal
-	cudaenv install 13 --components libcurand,cuda_nvml_dev
+	cudaenv install 13 --components libcurand,cuda_nvml_dev,cuda_profiler_api
 	cudaenv install 12.4 --components cuda_cudart,cuda_nvml_dev,libcublas
 	local c13 c12 t
 	c13=$(cudaenv exec 13 -- sh -c 'echo "$CUDA_HOME"')
@@ -292,7 +292,9 @@ int main(void) {
 EOF
 	local v out code
 	for v in 13 12.4; do
-		(cd "$work" && cudaenv exec "$v" -- cc drv.c -o "drv-$v" -lcuda -lnvidia-ml) || die "drv.c does not link against CUDA $v"
+		# The headers from the toolkit as host code takes them (nvcc adds
+		# them itself); the libraries from nothing but -l.
+		(cd "$work" && cudaenv exec "$v" -- sh -c 'exec cc drv.c -I"$CUDA_HOME/include" -o "$0" -lcuda -lnvidia-ml' "drv-$v") || die "drv.c does not link against CUDA $v"
 		readelf -d "$work/drv-$v" | grep NEEDED
 		set +e
 		out=$(cudaenv exec "$v" -- "$work/drv-$v" 2>&1)
@@ -315,9 +317,14 @@ EOF
 cmake_minimum_required(VERSION 3.18)
 project(probe LANGUAGES C)
 find_package(CUDAToolkit REQUIRED)
-get_target_property(drv CUDA::cuda_driver IMPORTED_LOCATION)
-get_target_property(nvml CUDA::nvml IMPORTED_LOCATION)
-message(STATUS "probe: CUDAToolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_LIBRARY_ROOT}; cuda_driver ${drv}; nvml ${nvml}")
+# CMake 4 imports a stub as IMPORTED_IMPLIB (for the linker, not the loader).
+foreach(t cuda_driver nvml)
+  get_target_property(${t} CUDA::${t} IMPORTED_LOCATION)
+  if(NOT ${t})
+    get_target_property(${t} CUDA::${t} IMPORTED_IMPLIB)
+  endif()
+endforeach()
+message(STATUS "probe: CUDAToolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_LIBRARY_ROOT}; cuda_driver ${cuda_driver}; nvml ${nvml}")
 if(TARGET CUDA::cublas)
   get_target_property(cublas CUDA::cublas IMPORTED_LOCATION)
   message(STATUS "probe: cublas ${cublas}")
@@ -385,7 +392,8 @@ EOF
 	python3 -m venv "$venv"
 	local pip=("$venv/bin/python" -m pip install --disable-pip-version-check --no-binary pycuda --no-cache-dir)
 	[[ -z "${CUDAENV_PYPI_INDEX:-}" ]] || pip+=(--index-url "$CUDAENV_PYPI_INDEX")
-	(cd "$work" && cudaenv exec 13 -- "${pip[@]}" pycuda 2>&1 | tail -3) || die "pycuda did not build"
+	# numpy: pycuda imports it and does not require it.
+	(cd "$work" && cudaenv exec 13 -- "${pip[@]}" numpy pycuda 2>&1 | tail -3) || die "pycuda did not build"
 	local so
 	so=$(find "$venv" -name '_driver*.so' | head -1)
 	[[ -n "$so" ]] || die "pycuda built no _driver extension"
