@@ -114,23 +114,28 @@ func stripComments(s string) string {
 			i++ // the '/'
 			b.WriteByte(' ')
 		case c == '"' || c == '\'':
-			j := i + 1
-			for j < len(s) && s[j] != c && s[j] != '\n' {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(s) {
-				j = len(s) - 1
-			}
-			b.WriteString(s[i : j+1])
-			i = j
+			j := literalEnd(s, i)
+			b.WriteString(s[i:j])
+			i = j - 1
 		default:
 			b.WriteByte(c)
 		}
 	}
 	return b.String()
+}
+
+// literalEnd is the index just past the string or character literal that
+// starts at s[i]: past its closing quote, or the end of its line, or s's.
+func literalEnd(s string, i int) int {
+	q := s[i]
+	j := i + 1
+	for j < len(s) && s[j] != q && s[j] != '\n' {
+		if s[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return min(j+1, len(s))
 }
 
 // tokenize splits C code into identifiers, literals (one token each,
@@ -157,15 +162,8 @@ func tokenize(s string) []string {
 			toks = append(toks, "0")
 			i = j
 		case c == '"' || c == '\'':
-			j := i + 1
-			for j < len(s) && s[j] != c && s[j] != '\n' {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
 			toks = append(toks, `"`)
-			i = j + 1
+			i = literalEnd(s, i)
 		case c == '#' && i+1 < len(s) && s[i+1] == '#':
 			toks = append(toks, "##")
 			i += 2

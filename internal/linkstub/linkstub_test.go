@@ -370,3 +370,27 @@ func TestATreeWithoutTheHeaderWantsNoStub(t *testing.T) {
 		t.Errorf("Wanted = %q", w)
 	}
 }
+
+// FuzzFunctions: whatever a header holds, reading it does not panic, and
+// what it lists builds into a stub exporting exactly those names.
+func FuzzFunctions(f *testing.F) {
+	f.Add([]byte("int cuA(void);"))
+	f.Add([]byte("#define cuA cuA_v2\nint cuA(int);\n"))
+	f.Add([]byte("#define P(a) a ## _x\n#define cuB P(cuB)\nextern \"C\" { int cuB(void); }"))
+	f.Add([]byte("/* unterminated"))
+	f.Add([]byte("\"\\"))
+	f.Add([]byte("int cu(((;"))
+	f.Fuzz(func(t *testing.T, header []byte) {
+		names, err := Functions(header, "cu")
+		if err != nil {
+			return
+		}
+		so, err := Build(AArch64, "libcuda.so.1", names, 34)
+		if err != nil {
+			t.Fatalf("Functions gave %q, Build refused it: %v", names, err)
+		}
+		if got := dynamicNames(t, so); len(names) > 0 && !reflect.DeepEqual(got, names) {
+			t.Fatalf("exports %q, want %q", got, names)
+		}
+	})
+}
