@@ -6,10 +6,15 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
+	"sync"
 	"syscall"
 )
 
-const oNoFollow = syscall.O_NOFOLLOW
+const (
+	oNoFollow = syscall.O_NOFOLLOW
+	oNonBlock = syscall.O_NONBLOCK
+)
 
 // isLinkLoop reports the error O_NOFOLLOW gives for a symlink.
 func isLinkLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
@@ -57,4 +62,24 @@ func trustedOwner(st fs.FileInfo) bool {
 		return true
 	}
 	return s.Uid == uint32(os.Getuid()) || s.Uid == 0
+}
+
+// groups are this process's groups, asked once.
+var groups = sync.OnceValue(func() []int {
+	gs, _ := os.Getgroups()
+	return append(gs, os.Getgid())
+})
+
+// foreignFolder reports the owner of a cache folder that is neither this
+// user's nor root's nor shared with a group of this user's (group
+// writable): one another user could have planted.
+func foreignFolder(st fs.FileInfo) (uint32, bool) {
+	s, ok := st.Sys().(*syscall.Stat_t)
+	if !ok || s.Uid == uint32(uid()) || s.Uid == 0 {
+		return 0, false
+	}
+	if st.Mode().Perm()&0o020 != 0 && slices.Contains(groups(), int(s.Gid)) {
+		return 0, false
+	}
+	return s.Uid, true
 }

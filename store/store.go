@@ -175,7 +175,7 @@ func (s *Store) List(k Kind) ([]Entry, error) {
 	}
 	sys, err := s.System.listOwn(k)
 	if err != nil {
-		return nil, fmt.Errorf("system store %s: %w; check CUDAENV_SYSTEM_ROOT or system_root in the settings file", s.System.Dirs.Root, err)
+		return nil, fmt.Errorf("system store %s: %w; check CUDAENV_SYSTEM_ROOT, or system_root in the settings file (cudaenv config get system_root)", s.System.Dirs.Root, err)
 	}
 	trusted := sys[:0]
 	for _, e := range sys {
@@ -391,6 +391,22 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 	final := filepath.Join(dir, name)
 	var old string
 	if _, err := os.Lstat(final); err == nil {
+		// One atomic swap where the file system has it: the entry's path
+		// never goes missing, so a shim or build that starts a command
+		// of it meanwhile finds the old tree or the new one. The stage's
+		// name then holds the old tree, a leftover settle would delete.
+		step("aside")
+		err := exchange(stage, final)
+		if err == nil {
+			keep = true
+			step("placed")
+			discard(stage, trashPrefix+name+"-")
+			e, _ := s.Get(k, name)
+			return e, e.Err
+		}
+		if !errors.Is(err, errNoExchange) {
+			return Entry{}, fmt.Errorf("replace %s: %w", final, err)
+		}
 		old = filepath.Join(dir, asidePrefix+strings.TrimPrefix(filepath.Base(stage), stagePrefix))
 		if err := os.Rename(final, old); err != nil {
 			return Entry{}, fmt.Errorf("replace %s: %w", final, err)
@@ -420,6 +436,10 @@ const (
 	trashPrefix = ".trash-" // .trash-<name>-<n>: a tree being deleted
 )
 
+// errNoExchange is exchange's answer where the file system has no atomic
+// swap of two names.
+var errNoExchange = errors.New("no atomic exchange")
+
 // step is a test hook: a test makes it end the process at a named step,
 // as a kill would.
 var step = func(string) {}
@@ -428,9 +448,22 @@ var step = func(string) {}
 // (named by pattern, see os.MkdirTemp) beside it, so a kill halfway through
 // the deletion never leaves a half tree under a name that means something
 // (an entry, or an aside that settle would put back).
+//
+// With no inode left for a new folder (a full file system, a cluster's
+// file-count quota), which is when a failed install's tree most needs
+// deleting, the tree itself is renamed to a trash name (a rename needs no
+// new inode), or, a half-built tree meaning nothing, deleted in place.
 func discard(path, pattern string) {
 	trash, err := os.MkdirTemp(filepath.Dir(path), pattern)
 	if err != nil {
+		renamed := filepath.Join(filepath.Dir(path), pattern+"r"+strconv.FormatInt(time.Now().UnixNano(), 36))
+		switch {
+		case os.Rename(path, renamed) == nil:
+			step("trashed")
+			os.RemoveAll(renamed)
+		case strings.HasPrefix(filepath.Base(path), stagePrefix):
+			os.RemoveAll(path)
+		}
 		return
 	}
 	if err := os.Rename(path, filepath.Join(trash, "x")); err != nil {

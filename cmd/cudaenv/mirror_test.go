@@ -123,7 +123,8 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 		// lib=NAME:VERSION:MAJORS a library's (nccl:2.30.7:12,13);
 		// missing leaves a project's wheels out. frameworks adds the torch
 		// wheels of scriptFrameworks; toolkit the cuda-toolkit meta-packages
-		// of scriptToolkit.
+		// of scriptToolkit; zip64 torch wheels that lie about their zip
+		// directory and size.
 		// pypi-index hostile PROJECT KIND [PATH]: the same, with the
 		// project's wheels carrying one of pypitest.Hostile's attacks.
 		"pypi-index": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -177,6 +178,15 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 					opts = append(opts, pypitest.ExtraLibrary(parts[0], parts[1], ms...))
 				case "frameworks":
 					opts = append(opts, scriptFrameworks()...)
+				case "zip64":
+					// zip64: hostile torch wheels served by range: 2.17.0
+					// of 8 GiB whose zip64 end record claims 2^56 entries,
+					// 2.18.0 whose page claims 2^62 bytes.
+					lie := func(v string, entries uint64, size int64) pypitest.FrameworkWheel {
+						return pypitest.FrameworkWheel{Project: "torch", Version: v, Serve: pypitest.ServeRanges, Zip64Entries: entries, ClaimSize: size,
+							Requires: []string{`nvidia-cudnn-cu13==9.26.0.51; platform_system == "Linux"`}}
+					}
+					opts = append(opts, pypitest.Frameworks(lie("2.17.0", 1<<56, 8<<30), lie("2.18.0", 1<<40, 1<<62)))
 				default:
 					ts.Fatalf("pypi-index: unknown argument %q", a)
 				}

@@ -45,10 +45,12 @@ type Metadata struct {
 
 // WheelMetadata reads f's METADATA at the least cost the index allows:
 // the PEP 658 file where offered, else the zip directory and METADATA
-// entry through HTTP range requests, else the whole wheel if small. The
-// result is cached under cacheDir (empty: no cache) by the wheel's sha256;
-// a cached file another user wrote is not believed. The metadata must name
-// the wheel's own project and version. Errors carry no credentials.
+// entry through HTTP range requests, else the whole wheel if small. What
+// was checked against the index's sha256 (the .metadata file, the small
+// wheel) is cached under cacheDir (empty: no cache), keyed by the index,
+// the file and those sums (metadataKey); a cached file another user
+// wrote, or one others may write, is not believed. The metadata must
+// name the wheel's own project and version. Errors carry no credentials.
 func (ix *Index) WheelMetadata(ctx context.Context, f File, cacheDir string) (*Metadata, error) {
 	m, err := ix.wheelMetadata(ctx, f, cacheDir)
 	if err != nil {
@@ -62,13 +64,15 @@ func (ix *Index) wheelMetadata(ctx context.Context, f File, cacheDir string) (*M
 	if err != nil || !wheelFilename().MatchString(f.Filename) {
 		return nil, fmt.Errorf("not a wheel name")
 	}
-	cacheName := ""
-	if cacheDir != "" && f.SHA256 != "" {
-		cacheName = path.Join("metadata", f.SHA256+".METADATA")
-		if data, err := fetch.ReadTrustedCache(cacheDir, cacheName, maxMetadata); err == nil {
-			if m, err := checkedMetadata(data, w); err == nil {
-				m.Via = "cache"
-				return m, nil
+	key := ix.metadataKey(f)
+	cacheName := path.Join("metadata", key+".METADATA")
+	if cacheDir != "" {
+		if data, err := fetch.ReadTrustedCache(cacheDir, cacheName, maxMetadata+int64(len(key))+64); err == nil {
+			if data, ok := unsealMetadata(data, key, f); ok {
+				if m, err := checkedMetadata(data, w); err == nil {
+					m.Via = "cache"
+					return m, nil
+				}
 			}
 		}
 	}
@@ -94,13 +98,63 @@ func (ix *Index) wheelMetadata(ctx context.Context, f File, cacheDir string) (*M
 		return nil, err
 	}
 	m.Via = via
-	if cacheName != "" {
-		_ = fetch.WriteCache(cacheDir, cacheName, data) // a cache that cannot be written only costs time
+	// Cached only what was checked against a sha256 the index gave: the
+	// .metadata file against its own, the small wheel read whole against
+	// the wheel's. Metadata read by ranges (part of a wheel whose hash
+	// nothing checked) is read again next time.
+	verified := via == "metadata" && f.MetadataSHA256 != "" || via == "wheel" && f.SHA256 != ""
+	if cacheDir != "" && verified {
+		_ = fetch.WriteCache(cacheDir, cacheName, sealMetadata(data, key)) // a cache that cannot be written only costs time
 	}
 	return m, nil
 }
 
+// metadataKey names the cached METADATA of f: a hash of the index, the
+// file's URL and name, and the sha256s the index gave for the wheel and
+// its .metadata file. A hostile index's claim of an honest wheel's
+// sha256 plants nothing another index, or another file, reads.
+func (ix *Index) metadataKey(f File) string {
+	h := sha256.New()
+	for _, part := range []string{"cudaenv-metadata-v2", ix.base.String(), f.URL, f.Filename, f.SHA256, f.MetadataSHA256} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sealMetadata is what the cache holds for a METADATA: a first line with
+// its key, so that a file renamed to another key (by whoever owns a
+// shared cache's folder) vouches for nothing.
+func sealMetadata(data []byte, key string) []byte {
+	return append([]byte("cudaenv-metadata "+key+"\n"), data...)
+}
+
+// unsealMetadata returns the METADATA of a cached file sealed with key;
+// one from a .metadata file is checked against the index's sha256 again.
+func unsealMetadata(sealed []byte, key string, f File) ([]byte, bool) {
+	data, ok := bytes.CutPrefix(sealed, []byte("cudaenv-metadata "+key+"\n"))
+	if !ok {
+		return nil, false
+	}
+	if f.Metadata && f.MetadataSHA256 != "" {
+		sum := sha256.Sum256(data)
+		if hex.EncodeToString(sum[:]) != f.MetadataSHA256 {
+			return nil, false
+		}
+	}
+	return data, true
+}
+
 var errNoMetadataFile = errors.New("no .metadata file")
+
+// checkWheelSize refuses, before any request for the wheel, a size no
+// wheel has; from says who claimed it.
+func checkWheelSize(size int64, from string) error {
+	if size > fetch.MaxWheelSize {
+		return fmt.Errorf("%s says the wheel is %d bytes; no wheel is over %d GiB: refusing it", from, size, fetch.MaxWheelSize>>30)
+	}
+	return nil
+}
 
 // pep658 reads the wheel's .metadata file and checks its hash.
 func (ix *Index) pep658(ctx context.Context, f File) ([]byte, error) {
@@ -132,6 +186,9 @@ func (ix *Index) pep658(ctx context.Context, f File) ([]byte, error) {
 // known to be small, else through range requests; a server without ranges
 // still serves a small wheel whole.
 func (ix *Index) metadataFromWheel(ctx context.Context, f File) ([]byte, string, error) {
+	if err := checkWheelSize(f.Size, "the index page"); err != nil {
+		return nil, "", err
+	}
 	if f.Size > 0 && f.Size <= maxSmallWheel {
 		data, err := ix.wholeWheel(ctx, f)
 		return data, "wheel", err
@@ -139,15 +196,21 @@ func (ix *Index) metadataFromWheel(ctx context.Context, f File) ([]byte, string,
 	size := f.Size
 	if size <= 0 {
 		size = ix.fileSize(ctx, f.URL)
+		if err := checkWheelSize(size, "the server"); err != nil {
+			return nil, "", err
+		}
 	}
 	if size <= 0 {
 		return nil, "", errors.New("the index says neither the wheel's size nor answers range requests; cannot read its metadata without downloading it")
 	}
 	ra := &httpRangeReader{ix: ix, ctx: ctx, url: f.URL, size: size}
-	zr, err := zip.NewReader(ra, size)
+	zr, err := fetch.OpenZip(ra, size)
 	if errors.Is(err, errNoRanges) && size <= maxSmallWheel {
 		data, err := ix.wholeWheel(ctx, f)
 		return data, "wheel", err
+	}
+	if errors.Is(err, fetch.ErrZipDirectory) {
+		return nil, "", err
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("read zip directory: %w", err)
@@ -176,7 +239,7 @@ func (ix *Index) wholeWheel(ctx context.Context, f File) ([]byte, error) {
 			return nil, errors.New("sha256 mismatch with the index page")
 		}
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	zr, err := fetch.OpenZip(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("read wheel: %w", err)
 	}

@@ -35,7 +35,7 @@ const maxToolkitPins = 256
 // wins where both exist. An index without the project has none. A release
 // whose metadata pins something other than NVIDIA's wheels, or cannot be
 // read, is an error: the index is not what it claims. Metadata is cached
-// under cacheDir by the wheel's sha256 (see WheelMetadata).
+// under cacheDir by index, file and sha256 (see WheelMetadata).
 func (ix *Index) ToolkitReleases(ctx context.Context, cacheDir string) ([]Release, error) {
 	page, err := ix.Project(ctx, ToolkitProject)
 	if errors.Is(err, ErrProjectNotFound) {

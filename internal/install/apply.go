@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,7 +25,10 @@ import (
 // reported as well as returned.
 func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, error) {
 	st := in.opts.Store
-	unlock, err := st.Lock(pl.Kind, pl.Name)
+	unlock, err := st.LockContext(ctx, pl.Kind, pl.Name)
+	if errors.Is(err, store.ErrLockWait) {
+		return Result{}, fmt.Errorf("install %s: %w; nothing was installed", pl.Label, err)
+	}
 	if err != nil {
 		return Result{}, err
 	}

@@ -3,6 +3,8 @@ package install
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -88,7 +90,22 @@ func (pp *pipeline) plan(f func(ctx context.Context, in *Installer) (*Plan, erro
 	pp.mu.Lock()
 	prev := pp.last[key]
 	pp.last[key] = j
+	cuda := pp.last["cuda/"+pl.useWith]
 	pp.mu.Unlock()
+	if cuda != nil {
+		// A library's hint names the CUDA of the same command; if that
+		// one failed, it names the major instead (the CUDA job is ahead
+		// in the order, so its end is known when the hint is said).
+		j.out.adjust = func(e Event) Event {
+			if r, ok := e.(Result); ok && !cuda.ok {
+				if rest, ok := strings.CutPrefix(r.Use, pl.useWith+" "); ok {
+					r.Use = strconv.Itoa(pl.CUDAMajor) + " " + rest
+				}
+				return r
+			}
+			return e
+		}
+	}
 	pp.wg.Add(1)
 	go func() {
 		defer pp.wg.Done()
@@ -182,6 +199,8 @@ type outSlot struct {
 	lastAdd *int64 // the held Add the next Add joins, nil after anything else
 	closed  bool
 	discard bool
+	// adjust, when set, rewrites an event as it is passed on.
+	adjust func(Event) Event
 }
 
 func (o *ordered) slot() *outSlot {
@@ -204,7 +223,10 @@ func (s *outSlot) do(f func()) {
 }
 
 // add is do for a Progress.Add: held ones are summed, so a bar that
-// appears later starts where the download has got to.
+// appears later starts where the download has got to. They reach it as
+// bytes already present (fetch.PhaseProgress's Cached, where the
+// Progress has it), not as bytes downloaded in the instant it appeared,
+// which would show a rate of terabytes a second.
 func (s *outSlot) add(op *orderedProgress, n int64) {
 	s.o.mu.Lock()
 	defer s.o.mu.Unlock()
@@ -213,12 +235,20 @@ func (s *outSlot) add(op *orderedProgress, n int64) {
 		return
 	}
 	v := &n
-	f := op.call(func(p Progress) { p.Add(*v) })
 	if s.idx == s.o.head {
-		f()
+		op.call(func(p Progress) { p.Add(*v) })()
 		return
 	}
-	s.held, s.lastAdd = append(s.held, f), v
+	s.held, s.lastAdd = append(s.held, op.call(func(p Progress) { present(p, *v) })), v
+}
+
+// present reports n bytes already present: Cached where p has it.
+func present(p Progress, n int64) {
+	if pp, ok := p.(interface{ Cached(int64) }); ok {
+		pp.Cached(n)
+	} else {
+		p.Add(n)
+	}
 }
 
 // close ends the slot; discard drops what it still holds. The next slots
@@ -247,7 +277,12 @@ func (s *outSlot) close(discard bool) {
 
 func (s *outSlot) Event(e Event) {
 	if s.o.rep != nil {
-		s.do(func() { s.o.rep.Event(e) })
+		s.do(func() {
+			if s.adjust != nil {
+				e = s.adjust(e)
+			}
+			s.o.rep.Event(e)
+		})
 	}
 }
 
@@ -294,13 +329,7 @@ func (op *orderedProgress) Finish() { op.to(func(p Progress) { p.Finish() }) }
 // Cached and Unpacking pass on fetch.PhaseProgress where the Progress
 // has it; Cached bytes are Added where it does not, as fetch does.
 func (op *orderedProgress) Cached(n int64) {
-	op.to(func(p Progress) {
-		if pp, ok := p.(interface{ Cached(int64) }); ok {
-			pp.Cached(n)
-		} else {
-			p.Add(n)
-		}
-	})
+	op.to(func(p Progress) { present(p, n) })
 }
 
 func (op *orderedProgress) Unpacking(id string) {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
-	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
 )
@@ -82,7 +81,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	if err != nil {
 		return nil, fmt.Errorf("install %s --source pypi: %w", sp, err)
 	}
-	if !offer.Known || offer.Release.FromToolkit {
+	if (!offer.Known || offer.Release.FromToolkit) && in.said.first("unlisted "+offer.Name()) {
 		in.event(UnlistedRelease{Release: offer.Name(), Note: offer.Note()})
 	}
 	reqs, err := pypi.Plan(rel, t.Platform, psel)
@@ -290,7 +289,7 @@ func (in *Installer) cacheListing(indexURL string, p fetch.Product, names []stri
 	if err != nil {
 		return
 	}
-	_ = atomicfile.Write(filepath.Join(in.opts.CacheDir, "index", "pypi-"+hex.EncodeToString(sum[:6]), string(p)+".json"), data, 0o644)
+	_ = in.client.WriteTrusted(filepath.Join("index", "pypi-"+hex.EncodeToString(sum[:6]), string(p)+".json"), data)
 }
 
 // ReleasesShipping names the CUDA releases in cudaenv's table that shipped

@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/cudaenv/cudaenv/fetch/fetchtest"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
 )
 
@@ -48,6 +50,21 @@ type FrameworkWheel struct {
 	// BadRange answers every range request with the file's first bytes,
 	// labelled as such (a server that ignores the offset).
 	BadRange bool
+	// Zip64Entries, when set, ends the wheel with a zip64 end of central
+	// directory record claiming that many entries (its directory holds
+	// the real ones): archive/zip sizes its list of entries from it.
+	Zip64Entries uint64
+	// Zip64DirSize, when set with Zip64Entries, is the size of the
+	// central directory that record claims.
+	Zip64DirSize uint64
+	// ClaimSHA256, when set, is the sha256 the index page lists for the
+	// wheel instead of its own (a hostile index claiming an honest
+	// wheel's).
+	ClaimSHA256 string
+	// ClaimSize, when set, is the size the index page lists and the
+	// server serves: zeros, then the wheel's bytes at the end (so the
+	// archive is found where a reader looks for it).
+	ClaimSize int64
 }
 
 // Frameworks adds framework wheels to the index, each project listed with
@@ -122,7 +139,50 @@ func (w FrameworkWheel) build() ([]byte, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	if w.Zip64Entries == 0 {
+		return b.Bytes(), nil
+	}
+	return w.zip64End(b.Bytes()), nil
+}
+
+// zip64End ends data with a zip64 end record claiming w.Zip64Entries
+// entries; with ClaimSize, the locator counts from the start of the bytes
+// served (zeros first).
+func (w FrameworkWheel) zip64End(data []byte) []byte {
+	at := uint64(0)
+	if w.ClaimSize > 0 {
+		at = uint64(w.ClaimSize) - (56 + 20 + 22) // the record, its locator, the end record
+	}
+	return fetchtest.Zip64End(data, w.Zip64Entries, w.Zip64DirSize, at)
+}
+
+// claimed is the bytes a wheel is served as: its data, after zeros up to
+// ClaimSize when that is set.
+type claimed struct {
+	data []byte
+	size int64
+}
+
+func (c claimed) ReadAt(p []byte, off int64) (int, error) {
+	if off >= c.size {
+		return 0, io.EOF
+	}
+	n := 0
+	start := c.size - int64(len(c.data))
+	for n < len(p) && off+int64(n) < c.size {
+		pos := off + int64(n)
+		if pos < start {
+			k := min(int64(len(p)-n), start-pos)
+			clear(p[n : n+int(k)])
+			n += int(k)
+			continue
+		}
+		n += copy(p[n:], c.data[pos-start:])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // addFrameworks builds the framework wheels into the index's projects.
@@ -177,11 +237,16 @@ func (ix *Index) serveFramework(w http.ResponseWriter, r *http.Request, name str
 		return false
 	}
 	wh, _ := ix.Wheel(name)
+	var body io.ReadSeeker = bytes.NewReader(wh.Data)
+	size := int64(len(wh.Data))
+	if fw.ClaimSize > 0 {
+		body, size = io.NewSectionReader(claimed{wh.Data, fw.ClaimSize}, 0, fw.ClaimSize), fw.ClaimSize
+	}
 	switch fw.Serve {
 	case ServeWhole:
 		r.Header.Del("Range")
 	case ServeRanges:
-		if r.Header.Get("Range") == "" && r.Method == http.MethodGet && len(wh.Data) > 64<<10 {
+		if r.Header.Get("Range") == "" && r.Method == http.MethodGet && size > 64<<10 {
 			http.Error(w, "whole-file downloads of big wheels are refused here", http.StatusForbidden)
 			return true
 		}
@@ -197,6 +262,14 @@ func (ix *Index) serveFramework(w http.ResponseWriter, r *http.Request, name str
 		}
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(wh.Data))
+	http.ServeContent(w, r, name, time.Time{}, body)
 	return true
+}
+
+// listedSize is the size the index page gives a file.
+func (ix *Index) listedSize(wh Wheel) int64 {
+	if fw, ok := ix.frameworks[wh.Filename]; ok && fw.ClaimSize > 0 {
+		return fw.ClaimSize
+	}
+	return int64(len(wh.Data))
 }

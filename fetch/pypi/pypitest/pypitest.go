@@ -383,6 +383,9 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 	}
 	wheels := ix.generate(name, p)
 	listed := func(wh Wheel) string {
+		if fw, ok := ix.frameworks[wh.Filename]; ok && fw.ClaimSHA256 != "" {
+			return fw.ClaimSHA256
+		}
 		switch {
 		case ix.cfg.noHash[name]:
 			return ""
@@ -396,7 +399,7 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 			Filename string            `json:"filename"`
 			URL      string            `json:"url"`
 			Hashes   map[string]string `json:"hashes"`
-			Size     int               `json:"size"`
+			Size     int64             `json:"size"`
 			Yanked   bool              `json:"yanked"`
 			Core     map[string]string `json:"core-metadata,omitempty"`
 		}
@@ -415,7 +418,7 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 			if h := listed(wh); h != "" {
 				hashes["sha256"] = h
 			}
-			jf := jsonFile{Filename: wh.Filename, URL: "../../files/" + wh.Filename, Hashes: hashes, Size: len(wh.Data)}
+			jf := jsonFile{Filename: wh.Filename, URL: "../../files/" + wh.Filename, Hashes: hashes, Size: ix.listedSize(wh)}
 			if h := ix.metadataOf(wh.Filename); h != "" {
 				jf.Core = map[string]string{"sha256": h}
 			}
