@@ -457,6 +457,13 @@ func (r *installReport) Event(ev install.Event) {
 		if !r.quiet && len(ev.Changed) > 0 {
 			sayf(e.stderr, "taking the pinned builds into %s: %s\n", ev.Label, strings.Join(ev.Changed, ", "))
 		}
+	case install.Needs:
+		if ev.CUDA == "" {
+			sayf(e.stderr, "cudaenv: note: %s needs %s from the CUDA %d it is used with (%s), and none is selected here; install one with them: %s\n",
+				ev.Library, strings.Join(ev.Components, ", "), ev.CUDAMajor, ev.Why, ev.Command)
+			break
+		}
+		sayf(e.stderr, "%s needs %s in CUDA %s (%s)\n", ev.Library, strings.Join(ev.Components, ", "), ev.CUDA, ev.Why)
 	case install.LockUpdated:
 		sayf(e.stderr, "updated %s: %s\n", ev.Path, ev.Reason)
 	case install.NotAsLocked:
