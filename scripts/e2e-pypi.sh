@@ -62,12 +62,15 @@
 #      --profile minimal --source pypi --output oci:DIR, the same image
 #      pushed to a registry served on this machine by crane (go-containerregistry's
 #      CLI, built with go; CRANE=/path/to/crane to use another), a second
-#      image with one more component sends only its new layer and a
+#      image with one more component sends only its new layer, the
+#      entry's generated files (version.json names every component) and a
 #      config, crane (not cudaenv) pushes the OCI layout to the same digest,
 #      pulls the image and unpacks its filesystem, and the unpacked nvcc,
 #      with the image's Env (its /opt/cudaenv paths moved to where it was
-#      unpacked), compiles and links vector-add (ONLY_IMAGE=1: this step
-#      alone, about 130 MB; SKIP_IMAGE=1: without it).
+#      unpacked), compiles and links vector-add, and a C program calling
+#      cuInit links with -lcuda against the stub install writes and the
+#      image holds too (ONLY_IMAGE=1: this step alone, about 130 MB;
+#      SKIP_IMAGE=1: without it).
 #  11. trust in what the index says (issue #34): ls-remote --source pypi
 #      reads no meta-package wheel; install --for torch reads the small
 #      cuda-toolkit wheel torch pins whole, checks its sha256 and caches
@@ -650,12 +653,13 @@ container_image() {
 	out=$(cudaenv image 13 --profile minimal --source pypi --push "$reg/cuda:13" -q)
 	echo "$out"
 	grep -q "^pushed $reg/cuda@$digest: sent 0 blobs (0 B); the registry had " <<<"$out" || die "pushing an image the registry has sent blobs"
-	# One more component: only its layer and a config go.
+	# One more component: only its layer, the entry's generated files
+	# (version.json lists the components) and a config go.
 	local comps
 	comps=$("$crane" config "$reg/cuda:13" | python3 -c 'import json, sys; print(",".join(c.split("@")[0] for c in json.load(sys.stdin)["config"]["Labels"]["io.github.cudaenv.components"].split()))')
 	out=$(cudaenv image 13 --components "$comps,cuda_nvtx" --source pypi --push "$reg/cuda:13-nvtx" -q)
 	echo "$out"
-	grep -qE "^pushed $reg/cuda@sha256:[0-9a-f]{64}: sent 2 blobs \(.*\); the registry had [1-9][0-9]*$" <<<"$out" || die "the second image sent more than its new layer and config"
+	grep -qE "^pushed $reg/cuda@sha256:[0-9a-f]{64}: sent 3 blobs \(.*\); the registry had [1-9][0-9]*$" <<<"$out" || die "the second image sent more than its new layer, its generated files and config"
 
 	# crane pulls the image and unpacks its filesystem; nothing of cudaenv's is used.
 	local rootfs="$work/rootfs"
@@ -683,6 +687,12 @@ for e in json.load(sys.stdin)["config"]["Env"]:
 	printf '  %s\n' "${env_args[@]}"
 	(cd "$work" && env "${env_args[@]}" sh -c 'command -v nvcc; nvcc --version | tail -1; nvcc vadd.cu -o vadd-image')
 	[[ -x "$work/vadd-image" ]] || die "the image's nvcc built no program"
+	# It links as the installed toolkit does: the wheels carry no link
+	# stubs, and the image has the one install writes, on LIBRARY_PATH.
+	[[ -f "$rootfs$home/lib/stubs/libcuda.so" && -f "$rootfs$home/version.json" ]] || die "the unpacked image lacks lib/stubs/libcuda.so or version.json"
+	printf 'int cuInit(unsigned int flags);\nint main(void) { return cuInit(0) == 0 ? 0 : 1; }\n' >"$work/cuinit.c"
+	(cd "$work" && env "${env_args[@]}" sh -c 'cc cuinit.c -o cuinit-image -lcuda')
+	[[ -x "$work/cuinit-image" ]] || die "a program calling cuInit did not link with -lcuda and the image's Env"
 	local code
 	set +e
 	out=$(env "${env_args[@]}" "$work/vadd-image" 2>&1)

@@ -120,7 +120,7 @@ func printImage(e *env, res *image.Result, quiet bool) {
 		for _, l := range img.Layers {
 			what := l.Component + " " + l.Version
 			if l.Component == "" {
-				what = "links"
+				what = l.Own
 			}
 			sayf(e.stdout, "  %-28s %-36s %s  %s", l.Entry, what, shortDigest(l.Digest.String()), humanBytes(l.Size))
 		}

@@ -458,6 +458,11 @@ func (r *installReport) Event(ev install.Event) {
 			sayf(e.stderr, "taking the pinned builds into %s: %s\n", ev.Label, strings.Join(ev.Changed, ", "))
 		}
 	case install.Needs:
+		if ev.CUDA == "" && r.command == "image" {
+			sayf(e.stderr, "cudaenv: note: %s needs %s from the CUDA %d it is used with (%s), and the image holds none; put one in with them: %s\n",
+				ev.Library, strings.Join(ev.Components, ", "), ev.CUDAMajor, ev.Why, ev.Command)
+			break
+		}
 		if ev.CUDA == "" {
 			sayf(e.stderr, "cudaenv: note: %s needs %s from the CUDA %d it is used with (%s), and none is selected here; install one with them: %s\n",
 				ev.Library, strings.Join(ev.Components, ", "), ev.CUDAMajor, ev.Why, ev.Command)

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"archive/tar"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net/http/httptest"
 	"os"
+	"path"
 	"strings"
 
 	ggcr "github.com/google/go-containerregistry/pkg/registry"
@@ -58,7 +61,8 @@ func imageCmds() map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Check(enc.Encode(out))
 		},
 		// ocilayers DIR NAME: one line per layer of the image NAME in
-		// the OCI layout DIR: its component (or "links"), the archive's
+		// the OCI layout DIR: its component (or the entry's own layer,
+		// "links" or "generated"), the archive's
 		// sha256 it names, the layer's digest; then the image's labels.
 		"ocilayers": func(ts *testscript.TestScript, neg bool, args []string) {
 			if neg || len(args) != 2 {
@@ -70,7 +74,7 @@ func imageCmds() map[string]func(ts *testscript.TestScript, neg bool, args []str
 			for _, l := range m.Layers {
 				comp := l.Annotations[image.KeyComponent]
 				if comp == "" {
-					comp = "links"
+					comp = l.Annotations[image.KeyOwn]
 				}
 				fmt.Fprintf(ts.Stdout(), "layer %s %s %s\n", comp, l.Annotations[image.KeyArchiveSHA256], l.Digest)
 			}
@@ -79,6 +83,18 @@ func imageCmds() map[string]func(ts *testscript.TestScript, neg bool, args []str
 			for _, k := range []string{image.KeySelection, image.KeyComponents, image.KeyLock, image.KeyPrefix} {
 				fmt.Fprintf(ts.Stdout(), "label %s=%s\n", k, cfg.Config.Labels[k])
 			}
+		},
+		// ocifile DIR NAME PATH FILE: write to FILE the file at the
+		// absolute PATH in the image NAME of the OCI layout DIR, as a
+		// container sees it (its layers applied in order, links in PATH
+		// followed).
+		"ocifile": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || len(args) != 4 {
+				ts.Fatalf("usage: ocifile DIR NAME PATH FILE")
+			}
+			body, err := ociFile(ociImage(ts, args[0], args[1]), args[2])
+			ts.Check(err)
+			ts.Check(os.WriteFile(ts.MkAbs(args[3]), body, 0o644))
 		},
 		// sha256sum FILE: the file's sha256, as a lock label names it.
 		"sha256sum": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -115,4 +131,71 @@ func ociConfig(ts *testscript.TestScript, dir, name string) *v1.ConfigFile {
 	cfg, err := ociImage(ts, dir, name).ConfigFile()
 	ts.Check(err)
 	return cfg
+}
+
+// ociFile is the regular file at the absolute path p in img, its layers
+// applied in order and the links on the way followed.
+func ociFile(img v1.Image, p string) ([]byte, error) {
+	layers, err := img.Layers()
+	if err != nil {
+		return nil, err
+	}
+	type entry struct {
+		typ  byte
+		link string
+		body []byte
+	}
+	files := map[string]entry{}
+	for _, l := range layers {
+		rc, err := l.Uncompressed()
+		if err != nil {
+			return nil, err
+		}
+		tr := tar.NewReader(rc)
+		for {
+			h, err := tr.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				rc.Close()
+				return nil, err
+			}
+			e := entry{typ: h.Typeflag, link: h.Linkname}
+			if h.Typeflag == tar.TypeReg {
+				if e.body, err = io.ReadAll(tr); err != nil {
+					rc.Close()
+					return nil, err
+				}
+			}
+			files["/"+strings.TrimSuffix(h.Name, "/")] = e
+		}
+		rc.Close()
+	}
+	parts := strings.Split(strings.TrimPrefix(path.Clean(p), "/"), "/")
+	cur := "/"
+	for hops := 0; len(parts) > 0; {
+		next := path.Join(cur, parts[0])
+		parts = parts[1:]
+		e, ok := files[next]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%s: not in the image", next)
+		case e.typ == tar.TypeSymlink:
+			if hops++; hops > 40 {
+				return nil, fmt.Errorf("%s: too many links", p)
+			}
+			target := e.link
+			if !path.IsAbs(target) {
+				target = path.Join(cur, target)
+			}
+			parts = append(strings.Split(strings.TrimPrefix(target, "/"), "/"), parts...)
+			cur = "/"
+		case len(parts) == 0 && e.typ == tar.TypeReg:
+			return e.body, nil
+		default:
+			cur = next
+		}
+	}
+	return nil, fmt.Errorf("%s: not a file in the image", p)
 }

@@ -30,15 +30,24 @@ const (
 
 	// On each layer's descriptor: the entry, the component, its version,
 	// and the archive (or wheel) file and sha256 it was built from.
-	KeyEntry          = keyPrefix + "entry"
-	KeyComponent      = keyPrefix + "component"
-	KeyVersion        = keyPrefix + "component.version"
-	KeyArchive        = keyPrefix + "component.file"
-	KeyArchiveSHA256  = keyPrefix + "component.sha256"
+	KeyEntry         = keyPrefix + "entry"
+	KeyComponent     = keyPrefix + "component"
+	KeyVersion       = keyPrefix + "component.version"
+	KeyArchive       = keyPrefix + "component.file"
+	KeyArchiveSHA256 = keyPrefix + "component.sha256"
+	// KeyOwn marks an entry's own layers: OwnLinks or OwnGenerated.
+	KeyOwn            = keyPrefix + "entry.layer"
 	annotationBase    = "org.opencontainers.image.base.name"
 	annotationBaseDgt = "org.opencontainers.image.base.digest"
 	// AnnotationRefName names an image in an OCI layout.
 	AnnotationRefName = "org.opencontainers.image.ref.name"
+)
+
+// An entry's own layers, after its components': the links install adds
+// to every merged tree, and the files it generates into it.
+const (
+	OwnLinks     = "links"
+	OwnGenerated = "generated"
 )
 
 // defaultPath is the PATH a container gets when its image sets none

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,11 +78,14 @@ func (s *skeleton) add(dir string, nodes []node) error {
 		case !errors.Is(err, fs.ErrNotExist):
 			return err
 		}
-		switch n.typ {
-		case tar.TypeDir:
+		switch {
+		case n.typ == tar.TypeDir:
 			err = os.Mkdir(p, 0o755)
-		case tar.TypeSymlink:
+		case n.typ == tar.TypeSymlink:
 			err = os.Symlink(n.link, p)
+		case n.src != "":
+			// A file finishing the entry reads (buildOne kept it).
+			err = copyBounded(n.src, p, install.MaxFinishInput)
 		default:
 			err = os.WriteFile(p, nil, fs.FileMode(n.mode))
 		}
@@ -97,6 +101,32 @@ func (s *skeleton) add(dir string, nodes []node) error {
 // entry's version link (if any) first.
 func (s *skeleton) layout(e *install.ImageEntry) ([]node, error) {
 	files, link := entryDirs(e)
+	added, err := s.change(files, func(dir string) error { return install.LinkLayout(dir, e.Platform) })
+	if err != nil {
+		return nil, err
+	}
+	if link != "" {
+		target := strings.TrimPrefix(files, "cuda/")
+		if err := os.Symlink(target, filepath.Join(s.root, filepath.FromSlash(link))); err != nil {
+			return nil, err
+		}
+		added = append([]node{{name: link, typ: tar.TypeSymlink, mode: 0o777, link: target}}, added...)
+	}
+	return added, nil
+}
+
+// finish adds to an entry's files in the skeleton what install adds to
+// an installed tree (install.ImageEntry.Finish) and returns what it
+// added, as nodes below the entry's folder whose files are the
+// skeleton's (src set).
+func (s *skeleton) finish(e *install.ImageEntry) ([]node, error) {
+	files, _ := entryDirs(e)
+	return s.change(files, e.Finish)
+}
+
+// change runs do on the skeleton's folder files (created if need be) and
+// returns what it added there, as nodes below files, in walk order.
+func (s *skeleton) change(files string, do func(dir string) error) ([]node, error) {
 	dir := filepath.Join(s.root, filepath.FromSlash(files))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -109,7 +139,7 @@ func (s *skeleton) layout(e *install.ImageEntry) ([]node, error) {
 	for _, n := range before {
 		had[n.name] = true
 	}
-	if err := install.LinkLayout(dir, e.Platform); err != nil {
+	if err := do(dir); err != nil {
 		return nil, err
 	}
 	after, err := walkTree(dir)
@@ -123,14 +153,25 @@ func (s *skeleton) layout(e *install.ImageEntry) ([]node, error) {
 			added = append(added, n)
 		}
 	}
-	if link != "" {
-		target := strings.TrimPrefix(files, "cuda/")
-		if err := os.Symlink(target, filepath.Join(s.root, filepath.FromSlash(link))); err != nil {
-			return nil, err
-		}
-		added = append([]node{{name: link, typ: tar.TypeSymlink, mode: 0o777, link: target}}, added...)
-	}
 	return added, nil
+}
+
+// copyBounded copies at most max bytes of the file src to dst, a new file.
+func copyBounded(src, dst string, max int64) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.CopyN(out, in, max); err != nil && !errors.Is(err, io.EOF) {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // activation is the environment cudaenv's activation of the entries sets

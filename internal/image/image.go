@@ -19,6 +19,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -71,11 +72,16 @@ type Request struct {
 type Layer struct {
 	Platform  string
 	Entry     string // CUDA 12.4.1
-	Component string // cuda_nvcc; "" for the entry's own layer (its links)
-	Version   string
-	Digest    v1.Hash
-	Size      int64 // compressed
-	Unpacked  int64 // the tar's size
+	Component string // cuda_nvcc; "" for the entry's own layers (Own says which)
+	// Own is which of the entry's own layers it is: OwnLinks (the version
+	// link and install's layout links) or OwnGenerated (the files install
+	// writes: link stubs, version files, CMake packages); "" for a
+	// component's.
+	Own      string
+	Version  string
+	Digest   v1.Hash
+	Size     int64 // compressed
+	Unpacked int64 // the tar's size
 }
 
 // Image is the image of one platform.
@@ -356,16 +362,29 @@ func buildOne(ctx context.Context, in *install.Installer, c *component, prefix, 
 	if err != nil {
 		return fmt.Errorf("image %s: %s: %w", c.e.Label, c.c.ID, err)
 	}
+	// The skeleton holds names only, but for the files finishing the
+	// entry reads (the headers its link stubs are made from): those are
+	// kept, bounded, until the image is assembled.
+	inputs := install.FinishInputs()
 	for j := range nodes {
+		src := nodes[j].src
 		nodes[j].src = ""
+		if nodes[j].typ != tar.TypeReg || !slices.Contains(inputs, nodes[j].name) {
+			continue
+		}
+		kept := filepath.Join(work, fmt.Sprintf("in%d-%d", i, j))
+		if err := copyBounded(src, kept, install.MaxFinishInput); err != nil {
+			return fmt.Errorf("image %s: %s: %w", c.e.Label, c.c.ID, err)
+		}
+		nodes[j].src = kept
 	}
 	c.b, c.nodes = b, nodes
 	return nil
 }
 
 // assemble makes one platform's image: the base (or nothing) with a layer
-// per component, each entry's own layer (its links) after its
-// components', and the config: the base's, with the activation's Env, the
+// per component, each entry's own layers (its links, then the files
+// install generates) after its components', and the config: the base's, with the activation's Env, the
 // NVIDIA variables and the labels.
 func assemble(ctx context.Context, contents *install.ImageContents, platform string, set layerSet, b *base, prefix, work string, hear func(Layer)) (v1.Image, Image, error) {
 	info := Image{Platform: platform}
@@ -417,17 +436,29 @@ func assemble(ctx context.Context, contents *install.ImageContents, platform str
 		if err != nil {
 			return nil, info, fmt.Errorf("image %s: %w", e.Label, err)
 		}
-		if len(links) == 0 {
-			continue
-		}
-		bl, err := writeLayer(ctx, withParents(layerPath(prefix, ""), links), filepath.Join(work, fmt.Sprintf("e-%s-%d.tar.gz", platform, i)))
+		// What install writes into a tree after unpacking it (link stubs,
+		// version files, CMake packages), made from the same files: a
+		// layer of its own, after the links it may be reached through.
+		generated, err := skel.finish(e)
 		if err != nil {
-			return nil, info, fmt.Errorf("image %s: %w", e.Label, err)
+			return nil, info, err
 		}
-		l := Layer{Platform: platform, Entry: e.Label, Digest: bl.digest, Size: bl.size, Unpacked: bl.raw}
-		add(e, bl, "links", map[string]string{KeyEntry: string(e.Kind) + "/" + e.Name}, l)
-		if hear != nil {
-			hear(l)
+		for _, own := range []struct {
+			kind  string
+			nodes []node
+		}{{OwnLinks, links}, {OwnGenerated, generated}} {
+			if len(own.nodes) == 0 {
+				continue
+			}
+			bl, err := writeLayer(ctx, withParents(layerPath(prefix, ""), own.nodes), filepath.Join(work, fmt.Sprintf("e-%s-%d-%s.tar.gz", platform, i, own.kind)))
+			if err != nil {
+				return nil, info, fmt.Errorf("image %s: %w", e.Label, err)
+			}
+			l := Layer{Platform: platform, Entry: e.Label, Own: own.kind, Digest: bl.digest, Size: bl.size, Unpacked: bl.raw}
+			add(e, bl, own.kind, map[string]string{KeyEntry: string(e.Kind) + "/" + e.Name, KeyOwn: own.kind}, l)
+			if hear != nil {
+				hear(l)
+			}
 		}
 	}
 	img, err = mutate.Append(img, adds...)

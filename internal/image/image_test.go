@@ -50,11 +50,23 @@ func TestEveryComponentIsALayerOfItsOwnUnderThePrefix(t *testing.T) {
 		names := tarNames(t, l)
 		comp := m.Layers[i].Annotations[KeyComponent]
 		if comp == "" {
-			// The entry's own layer: the version link and install's layout links.
-			for _, want := range []string{"opt/cudaenv/cuda/12.4.1 -> 12.4", "opt/cudaenv/cuda/12.4/lib64 -> lib", "opt/cudaenv/cuda/12.4/targets/x86_64-linux/include -> ../../include"} {
-				if !slices.Contains(names, want) {
-					t.Errorf("the entry's layer lacks %q: %v", want, names)
+			want := map[string][]string{
+				// The version link and install's layout links.
+				OwnLinks: {"opt/cudaenv/cuda/12.4.1 -> 12.4", "opt/cudaenv/cuda/12.4/lib64 -> lib", "opt/cudaenv/cuda/12.4/targets/x86_64-linux/include -> ../../include"},
+				// What install writes into the tree (the archives' own
+				// lib/stubs/libcuda.so is kept, in cuda_cudart's layer).
+				OwnGenerated: {"opt/cudaenv/cuda/12.4/version.json", "opt/cudaenv/cuda/12.4/version.txt"},
+			}[m.Layers[i].Annotations[KeyOwn]]
+			if want == nil {
+				t.Errorf("layer %d is no component's and not the entry's own: %v", i, m.Layers[i].Annotations)
+			}
+			for _, w := range want {
+				if !slices.Contains(names, w) {
+					t.Errorf("the entry's %s layer lacks %q: %v", m.Layers[i].Annotations[KeyOwn], w, names)
 				}
+			}
+			if slices.Contains(names, "opt/cudaenv/cuda/12.4/lib/stubs/libcuda.so") {
+				t.Errorf("the entry's %s layer replaces NVIDIA's stub", m.Layers[i].Annotations[KeyOwn])
 			}
 			continue
 		}

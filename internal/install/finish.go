@@ -2,6 +2,7 @@ package install
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/cudaenv/cudaenv/fetch"
@@ -19,35 +20,73 @@ import (
 // its files. What the tree already has, NVIDIA's own, is kept. Every
 // write goes through the tree's rooted writer.
 func finishTree(stage string, pl *Plan, fr *fetch.Result) error {
-	t, err := rootfs.Open(stage)
+	platform := pl.Receipt.Platform
+	if platform == "" && fr != nil {
+		platform = fr.Platform
+	}
+	var comps []cmakepkg.Component
+	if fr != nil {
+		for _, c := range fr.Components {
+			comps = append(comps, cmakepkg.Component{ID: c.ID, Name: c.Name, Version: c.Version})
+		}
+	}
+	return finish(stage, pl.Kind, pl.Name, pl.Label, platform, comps)
+}
+
+// finish is finishTree for an entry named by kind and name, built for
+// platform from comps: what install does to a staged tree and an image
+// to an entry's files (ImageEntry.Finish), so both hold the same files.
+func finish(dir string, kind store.Kind, name, label, platform string, comps []cmakepkg.Component) error {
+	t, err := rootfs.Open(dir)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	if pl.Kind == store.CUDA {
-		platform := pl.Receipt.Platform
-		if platform == "" && fr != nil {
-			platform = fr.Platform
-		}
-		if _, err := linkstub.Complete(t, stage, platform); err != nil {
+	if kind == store.CUDA {
+		if _, err := linkstub.Complete(t, dir, platform); err != nil {
 			return err
 		}
-		var comps []cmakepkg.Component
-		if fr != nil {
-			for _, c := range fr.Components {
-				comps = append(comps, cmakepkg.Component{ID: c.ID, Name: c.Name, Version: c.Version})
-			}
-		}
-		if _, err := cmakepkg.WriteToolkit(t, pl.Name, comps); err != nil {
+		if _, err := cmakepkg.WriteToolkit(t, name, comps); err != nil {
 			return err
 		}
 		return nil
 	}
-	if pl.Kind.Library() {
-		v, _, _ := strings.Cut(pl.Name, "-cuda")
-		if _, err := cmakepkg.WritePackage(t, string(pl.Kind), v); err != nil {
-			return fmt.Errorf("%s: %w", pl.Label, err)
+	if kind.Library() {
+		v, _, _ := strings.Cut(name, "-cuda")
+		if _, err := cmakepkg.WritePackage(t, string(kind), v); err != nil {
+			return fmt.Errorf("%s: %w", label, err)
 		}
+	}
+	return nil
+}
+
+// FinishInputs are the files of a tree whose bytes finishing it reads
+// (the headers the link stubs are made from), relative to the tree; of
+// every other file it reads no more than the name. MaxFinishInput bytes
+// of one are enough to finish as install does (a longer one is refused
+// alike).
+func FinishInputs() []string {
+	var out []string
+	for _, l := range linkstub.Libraries {
+		out = append(out, path.Join("include", l.Header))
+	}
+	return out
+}
+
+// MaxFinishInput bounds what is kept of each of FinishInputs.
+const MaxFinishInput = linkstub.MaxHeader + 1
+
+// Finish adds to dir, the entry's files as an image holds them (the
+// bytes of FinishInputs, names of the rest, and the layout links), what
+// install adds to the same tree: link stubs, version files, CMake
+// packages.
+func (e *ImageEntry) Finish(dir string) error {
+	var comps []cmakepkg.Component
+	for _, c := range e.Components {
+		comps = append(comps, cmakepkg.Component{ID: c.ID, Name: c.art.Name, Version: c.Version})
+	}
+	if err := finish(dir, e.Kind, e.Name, e.Label, e.Platform, comps); err != nil {
+		return fmt.Errorf("image %s: %w", e.Label, err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -136,6 +137,7 @@ func (in *Installer) ImageContents(ctx context.Context, req ImageRequest) (*Imag
 	for _, platform := range platforms {
 		major := req.CUDAMajor
 		hasCUDA := false
+		var plans []*Plan
 		for _, sp := range specs {
 			if sp.Tool != version.CUDA {
 				continue
@@ -153,7 +155,7 @@ func (in *Installer) ImageContents(ctx context.Context, req ImageRequest) (*Imag
 			if err := in.asInstalled(pl, explicit); err != nil {
 				return nil, err
 			}
-			out.add(platform, pl)
+			plans = append(plans, pl)
 			hasCUDA = true
 			if v, err := version.Parse(pl.Name); err == nil {
 				major = v.Major()
@@ -181,10 +183,80 @@ func (in *Installer) ImageContents(ctx context.Context, req ImageRequest) (*Imag
 			if err := in.asInstalled(pl, !hasCUDA && explicit); err != nil {
 				return nil, err
 			}
+			plans = append(plans, pl)
+		}
+		if err := in.imageNeeds(plans, platform == platforms[0]); err != nil {
+			return nil, err
+		}
+		for _, pl := range plans {
 			out.add(platform, pl)
 		}
 	}
 	return out, nil
+}
+
+// imageNeeds adds to the image's toolkit of each library's CUDA major
+// the components the library needs and it lacks (libraryNeeds), as
+// install brings them into the toolkit the library is used with: an
+// image of cuSPARSELt with a minimal CUDA holds libcusparse, as the
+// installed toolkit does. With no toolkit of that major in the image, a
+// note says which command gives one what it needs. say: the events are
+// reported (once for all platforms).
+func (in *Installer) imageNeeds(plans []*Plan, say bool) error {
+	event := func(e Event) {
+		if say {
+			in.event(e)
+		}
+	}
+	for _, lib := range plans {
+		if !lib.Kind.Library() {
+			continue
+		}
+		v, err := version.Parse(strings.TrimSuffix(lib.Name, fmt.Sprintf("-cuda%d", lib.CUDAMajor)))
+		if err != nil {
+			continue
+		}
+		var cuda *Plan
+		for _, pl := range plans {
+			if pl.Kind != store.CUDA {
+				continue
+			}
+			if cv, err := version.Parse(pl.Name); err == nil && cv.Major() == lib.CUDAMajor {
+				cuda = pl
+			}
+		}
+		var have []string
+		if cuda != nil {
+			for _, a := range cuda.Artifacts {
+				have = append(have, a.Component)
+			}
+		}
+		var ids, whys []string
+		for _, n := range libraryNeeds(version.Tool(lib.Kind), v) {
+			if !slices.Contains(have, n.Component) {
+				ids, whys = append(ids, n.Component), append(whys, n.Why)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		why, comps := strings.Join(whys, "; "), strings.Join(ids, ",")
+		if cuda == nil {
+			event(Needs{Library: lib.Label, CUDAMajor: lib.CUDAMajor, Components: ids, Why: why,
+				Command: fmt.Sprintf("cudaenv image %d %s@%s --components cuda_cudart,%s", lib.CUDAMajor, lib.Kind, v, comps)})
+			continue
+		}
+		if cuda.reselect == nil {
+			return fmt.Errorf("image: %s needs %s in %s (%s); name them: --components %s", lib.Label, comps, cuda.Label, why, comps)
+		}
+		arts, err := cuda.reselect(append(have, ids...))
+		if err != nil {
+			return fmt.Errorf("image: %s needs %s in %s (%s): %w", lib.Label, comps, cuda.Label, why, err)
+		}
+		cuda.Artifacts = arts
+		event(Needs{Library: lib.Label, CUDA: cuda.Name, CUDAMajor: lib.CUDAMajor, Components: ids, Why: why})
+	}
+	return nil
 }
 
 // asInstalled narrows a plan to the components its installed entry has,
