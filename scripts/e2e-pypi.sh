@@ -55,7 +55,8 @@
 #      TORCH_VERSION) and an older CUDA of its major selected with its
 #      libraries on (12.1.1 for a CUDA 12 torch, 13.0 for CUDA 13),
 #      doctor's kernels and libraries verdicts match what
-#      `python -c "import torch"` does under that selection
+#      `python -c "import torch"` does under that selection, and the
+#      prompt hook's one-line warning comes exactly when the import fails
 #      (ONLY_INSPECT=1: this step alone, about 4 GB with torch;
 #      SKIP_TORCH=1 leaves (c) out).
 #  10. a container image without a container engine: cudaenv image 13
@@ -568,6 +569,16 @@ for p in f["ptx"]: print("PTX", p["arch"].replace("compute_", "sm_"))
 		[[ "$lib_status" != FAIL ]] || die "import torch works, and doctor's libraries check fails"
 	else
 		[[ "$lib_status" == FAIL ]] || die "import torch fails (exit $import_code), and doctor's libraries check says $lib_status"
+	fi
+	# The prompt hook warns exactly when the import fails (it reads
+	# torch's METADATA and __init__.py, no library).
+	local hook_err
+	hook_err=$(cd "$work" && CUDAENV_VERSION="$sel" VIRTUAL_ENV="$tvenv" cudaenv hook-env bash 2>&1 >/dev/null)
+	echo "hook: ${hook_err:-(nothing)}"
+	if [[ $import_code -eq 0 ]]; then
+		! grep -q 'LD_LIBRARY_PATH loads' <<<"$hook_err" || die "import torch works, and the prompt hook warns it fails"
+	else
+		grep -q 'fails with "undefined symbol"' <<<"$hook_err" || die "import torch fails (exit $import_code), and the prompt hook says nothing"
 	fi
 	echo "CUDA $sel selected: import torch exit $import_code; doctor libraries: $lib_status"
 	done_step

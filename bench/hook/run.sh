@@ -9,6 +9,10 @@
 #   cd        - cudaenv's hook after entering or leaving the project (one
 #               start of the small cudaenv-shim binary, which answers hook-env)
 #   cd-nosh   - the same when cudaenv-shim is not installed (one start of cudaenv)
+#   cd-venv   - cd, with VIRTUAL_ENV a venv whose torch 2.9 requires an
+#               nvidia-nvjitlink wheel newer than the toolkit's copy: the
+#               hook's library look (dist-info files, torch's METADATA and
+#               __init__.py, padded to PyTorch's 100 KB) on top of cd
 #   direnv    - `eval "$(direnv export bash)"` in a directory without .envrc
 #               (what direnv's own hook runs at every prompt), if installed
 # and prints each as microseconds and as a ratio to direnv's cost.
@@ -29,10 +33,26 @@ proj="$work/home/user/src/team/project"
 mkdir -p "$proj/sub" "$CUDAENV_ROOT/cuda/12.4.1/bin" "$CUDAENV_ROOT/cuda/12.4.1/lib64"
 echo '{"kind":"cuda","version":"12.4.1","source":"bench"}' > "$CUDAENV_ROOT/cuda/12.4.1/receipt.json"
 echo 12.4 > "$proj/.cuda-version"
+# The toolkit's libcudart and nvJitLink as NVIDIA links them, and a venv
+# as pip lays out torch 2.9's wheels (17 nvidia-* folders, nvJitLink newer).
+lib="$CUDAENV_ROOT/cuda/12.4.1/lib64"
+for l in libcudart libnvJitLink; do : >"$lib/$l.so.12.4.127"; ln -s "$l.so.12.4.127" "$lib/$l.so.12"; done
+site="$work/venv/lib/python3.12/site-packages"
+for p in cublas cuda_cupti cuda_nvrtc cuda_runtime cudnn cufft curand cusolver cusparse cusparselt nccl nvjitlink nvtx cufile nvshmem cuda_nvcc cccl; do
+  mkdir -p "$site/nvidia/$p/lib"; : >"$site/nvidia/$p/lib/lib$p.so.1"
+done
+: >"$site/nvidia/nvjitlink/lib/libnvJitLink.so.12"; : >"$site/nvidia/cuda_runtime/lib/libcudart.so.12"
+mkdir -p "$site/nvidia_nvjitlink_cu12-12.6.85.dist-info" "$site/torch-2.9.0.dist-info" "$site/torch"
+printf 'Metadata-Version: 2.1\nName: nvidia-nvjitlink-cu12\nVersion: 12.6.85\n' >"$site/nvidia_nvjitlink_cu12-12.6.85.dist-info/METADATA"
+printf 'nvidia/nvjitlink/lib/libnvJitLink.so.12,sha256=x,1\n' >"$site/nvidia_nvjitlink_cu12-12.6.85.dist-info/RECORD"
+printf 'Metadata-Version: 2.1\nName: torch\nVersion: 2.9.0\nRequires-Dist: nvidia-nvjitlink-cu12==12.6.85\n' >"$site/torch-2.9.0.dist-info/METADATA"
+{ for ((i = 0; i < 2200; i++)); do echo "# padding as long as PyTorch's own __init__.py ($i)"; done
+  printf 'def _load_global_deps() -> None:\n    try:\n        ctypes.CDLL(global_deps_lib_path, mode=ctypes.RTLD_GLOBAL)\n        try:\n            with open("/proc/self/maps") as f:\n                _maps = f.read()\n            if "libcudart.so" not in _maps:\n                return\n            _preload_cuda_deps("cuda_nvrtc", "libnvrtc.so.*[0-9]")\n            _preload_cuda_deps("nvjitlink", "libnvJitLink.so.*[0-9]")\n        except Exception:\n            pass\n    except OSError as err:\n        _preload_cuda_deps(err)\n'
+} >"$site/torch/__init__.py"
 
 bash --norc --noprofile -c '
 set -u
-n=$1 proj=$2 NOSHIM=$3
+n=$1 proj=$2 NOSHIM=$3 VENV=$4
 eval "$(cudaenv init bash)"
 bare_hook() { local rc=$?; return $rc; }
 per() { # name iterations start end
@@ -73,12 +93,23 @@ done
 t1=$EPOCHREALTIME
 per cd-nosh "$m" "$t0" "$t1"
 
+eval "$(cudaenv init bash)"
+export VIRTUAL_ENV=$VENV
+t0=$EPOCHREALTIME
+for ((i=0;i<m;i++)); do
+  if (( i % 2 )); then cd "$proj"; else cd "$proj/.."; fi
+  __cudaenv_hook 2>/dev/null
+done
+t1=$EPOCHREALTIME
+per cd-venv "$m" "$t0" "$t1"
+unset VIRTUAL_ENV
+
 if command -v direnv >/dev/null; then
   cd "$proj"
   t0=$EPOCHREALTIME; for ((i=0;i<m;i++)); do eval "$(direnv export bash)"; done; t1=$EPOCHREALTIME
   per direnv "$m" "$t0" "$t1"
 fi
-' bash "$n" "$proj" "$work/bin-noshim" | awk '
+' bash "$n" "$proj" "$work/bin-noshim" "$work/venv" | awk '
   { ns[$1] = $2; order[++k] = $1 }
   END {
     printf "%-10s %12s %12s %14s\n", "case", "us/prompt", "added_us", "vs_direnv"

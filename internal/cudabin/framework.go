@@ -5,9 +5,12 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cudaenv/cudaenv/internal/venv"
 )
 
 // Framework is a Python framework's CUDA side as installed: the kernels
@@ -185,67 +188,43 @@ func globAll(site string, patterns []string) []string {
 	return out
 }
 
-// Bounded reading of torch/__init__.py, which any package in a cloned
-// repository's venv may have written.
-const maxInitBytes = 1 << 20
-
-var (
-	reCudaLibs = sync.OnceValue(func() *regexp.Regexp {
-		// ("cublas", "libcublas.so.*[0-9]") in a list (PyTorch 2.6 on), or
-		// "cublas": "libcublas.so.*[0-9]" in a dict (before).
-		return regexp.MustCompile(`(?m)(?:\(|^)\s*"([A-Za-z0-9_]{1,64})"\s*[,:]\s*"(lib[A-Za-z0-9_+-]{1,64}\.so\.\*\[0-9\])"`)
-	})
-	rePreload = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`_preload_cuda_(?:deps|lib)\(\s*"([A-Za-z0-9_]{1,64})"\s*,\s*"(lib[A-Za-z0-9_+-]{1,64}\.so\.\*\[0-9\])"`)
-	})
-	rePreloadAll = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`_preload_cuda_deps\((?:required=False)?\)`) })
-)
-
 // torchPreloads is what torch's own __init__.py loads before torch._C:
 // torch/lib/libtorch_global_deps.so, then, where its _load_global_deps
 // does so once that library loaded, its wheels' CUDA libraries by path
-// (_preload_cuda_deps; PyTorch 2.6 on, all of them from about 2.10), and
-// only if the global deps library cannot load (its libraries not found),
-// all of them. ok is false when the file is not there or does not say.
+// (venv.TorchLoads: PyTorch 2.6 on, all of them from 2.10), but only when
+// a file loaded by then has the path its gate names (2.6 to 2.8: the
+// runtime from its wheel, so a toolkit's libcudart on LD_LIBRARY_PATH
+// turns the preload off), and only if the global deps library cannot
+// load (its libraries not found), all of them. ok is false when the file
+// is not there or does not say.
 func torchPreloads(site string, opt Options) (roots []string, ok bool) {
 	deps := filepath.Join(site, "torch", "lib", "libtorch_global_deps.so")
-	init, err := readBounded(filepath.Join(site, "torch", "__init__.py"), maxInitBytes)
+	init, err := readBounded(filepath.Join(site, "torch", "__init__.py"), venv.MaxTorchInitBytes)
 	if err != nil {
 		return nil, false
 	}
-	src := string(init)
-	start := strings.Index(src, "def _load_global_deps(")
-	if start < 0 {
+	tl, ok := venv.ParseTorchInit(init)
+	if !ok {
 		return nil, false
 	}
-	body := src[start:]
-	if end := strings.Index(body[1:], "\ndef "); end > 0 {
-		body = body[:end+1]
-	}
-	var all [][2]string
-	for _, m := range reCudaLibs().FindAllStringSubmatch(src, 64) {
-		all = append(all, [2]string{m[1], m[2]})
-	}
-	success, failure, _ := strings.Cut(body, "except OSError")
-	var libs [][2]string
-	if rePreloadAll().MatchString(success) {
-		libs = all
-	}
-	for _, m := range rePreload().FindAllStringSubmatch(success, 64) {
-		libs = append(libs, [2]string{m[1], m[2]})
-	}
+	libs := tl.Preload
 	in := newInspector(opt)
 	// The global deps library loads when its own libraries are found;
 	// else torch preloads every library of its list and loads it again.
 	failed := false
+	mapped := []string{deps}
 	if obj, err := in.open(deps, false); err == nil {
 		res := in.loaderEnv().Load(obj.Object)
 		for _, pk := range res.Picks {
-			if pk.Path == "" && strings.Contains(failure, "_preload_cuda_deps") {
-				failed, libs = true, all
+			if pk.Path == "" && tl.OnFailure {
+				failed, libs = true, tl.All
 				break
 			}
+			mapped = append(mapped, pk.Path)
 		}
+	}
+	if !failed && tl.Gate != "" && !slices.ContainsFunc(mapped, func(p string) bool { return strings.Contains(filepath.ToSlash(p), tl.Gate) }) {
+		libs = nil // /proc/self/maps lacks the gate: torch returns before preloading
 	}
 	major := torchCUDAMajor(site)
 	var pre []string

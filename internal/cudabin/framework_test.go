@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cudaenv/cudaenv/internal/venv/venvtest"
 )
 
 // fakeSite lays out a site-packages folder with the fixtures standing in
@@ -124,5 +126,44 @@ func TestTorchLoadingItsWheelsByPathIsModeled(t *testing.T) {
 	torch = Frameworks(context.Background(), []string{site}, Options{DefaultDirs: []string{}})[0]
 	if len(torch.Import.Undefined) != 0 || len(torch.Import.Needs) != 1 || !strings.HasPrefix(torch.Import.Needs[0].Path, site) {
 		t.Errorf("old torch, deps preloaded: needs %+v undefined %+v", torch.Import.Needs, torch.Import.Undefined)
+	}
+}
+
+// torch 2.6 to 2.8 (as their __init__.py reads) preload nvJitLink by path
+// only when the runtime their global deps loaded is their wheel's; from
+// 2.9 any runtime will do.
+func TestTorchsPreloadIsOffWhenItsGateIsNotMapped(t *testing.T) {
+	// A toolkit folder with an older nvJitLink, with and without a runtime.
+	withRuntime := t.TempDir()
+	for name, src := range map[string]string{"libcudart.so.13": "testdata/cudart/libcudart.so.13", "libnvJitLink.so.12": "testdata/jit121/libnvJitLink.so.12"} {
+		if err := os.WriteFile(filepath.Join(withRuntime, name), must(os.ReadFile(src)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, gate, toolkit string
+		fails               bool
+	}{
+		{"2.6: the toolkit's runtime is loaded, not the wheel's", venvtest.Gate26, withRuntime, true},
+		{"2.6: the wheel's runtime is loaded", venvtest.Gate26, "testdata/jit121", false},
+		{"2.9: any runtime", venvtest.Gate29, withRuntime, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site := fakeSite(t, map[string]string{
+				"torch/__init__.py":                        venvtest.TorchInitGated(tc.gate),
+				"torch/version.py":                         "__version__ = '2.6.0+cu126'\ncuda: Optional[str] = '12.6'\n",
+				"torch/lib/libtorch_global_deps.so":        "testdata/globaldeps/libtorch_global_deps.so", // needs libcudart.so.13, RUNPATH the wheel's folder
+				"torch/_C.cpython-312-x86_64-linux-gnu.so": "testdata/sparse_plain/libcusparse.so.12",     // needs libnvJitLink.so.12
+				"nvidia/cuda_runtime/lib/libcudart.so.13":  "testdata/cudart/libcudart.so.13",
+				"nvidia/nvjitlink/lib/libnvJitLink.so.12":  "testdata/jit124/libnvJitLink.so.12",
+			})
+			torch := Frameworks(context.Background(), []string{site}, Options{LibraryPath: []string{tc.toolkit}, DefaultDirs: []string{}})[0]
+			if !torch.Modeled {
+				t.Fatal("not modeled")
+			}
+			if got := len(torch.Import.Undefined) > 0; got != tc.fails {
+				t.Errorf("import fails %v, want %v: needs %+v undefined %+v", got, tc.fails, torch.Import.Needs, torch.Import.Undefined)
+			}
+		})
 	}
 }

@@ -26,8 +26,11 @@ type WheelLib struct {
 	Wheel   string // the distribution that installed it: nvidia-nvjitlink-cu12
 	Version string // its version: 12.4.127
 	// Framework is the installed distribution that requires the wheel
-	// (torch); "" when none of the known frameworks does.
-	Framework string
+	// (torch); "" when none of the known frameworks does. FrameworkVersion
+	// is its METADATA's Version ("2.9.0+cu128"; "" when not valid).
+	Framework, FrameworkVersion string
+	// Site is the site-packages folder the wheel is in.
+	Site string
 }
 
 // Bounds on what is read from site-packages, which any package can write:
@@ -105,7 +108,8 @@ func (h Host) wheelLibs(site string, keep func(string) bool) []WheelLib {
 	}
 	type dist struct{ name, version string }
 	owner := map[string]dist{}
-	required := map[string]string{} // normalized wheel name -> framework
+	required := map[string]string{}  // normalized wheel name -> framework
+	fwVersion := map[string]string{} // framework -> its version
 	for _, entry := range h.readNames(site, maxSiteEntries) {
 		stem, ok := strings.CutSuffix(entry, ".dist-info")
 		if !ok {
@@ -115,6 +119,9 @@ func (h Host) wheelLibs(site string, keep func(string) bool) []WheelLib {
 		dir := filepath.Join(site, entry)
 		if fw := frameworkOf(lower); fw != "" {
 			meta := h.readCappedFile(filepath.Join(dir, "METADATA"), maxMetadataBytes)
+			if v := metadataField(meta, "Version"); len(v) == 1 && venv.ValidVersion(v[0]) {
+				fwVersion[fw] = v[0]
+			}
 			for _, req := range metadataField(meta, "Requires-Dist") {
 				if n := requirementName(req); n != "" {
 					if _, seen := required[n]; !seen {
@@ -149,9 +156,10 @@ func (h Host) wheelLibs(site string, keep func(string) bool) []WheelLib {
 		if !ok {
 			continue // no wheel's RECORD lists it: not a wheel's file
 		}
+		fw := required[normalizeDist(d.name)]
 		out = append(out, WheelLib{
 			Soname: libs[rel], Path: filepath.Join(site, filepath.FromSlash(rel)),
-			Wheel: d.name, Version: d.version, Framework: required[normalizeDist(d.name)],
+			Wheel: d.name, Version: d.version, Framework: fw, FrameworkVersion: fwVersion[fw], Site: site,
 		})
 	}
 	return out
@@ -207,6 +215,36 @@ func (h Host) readNames(dir string, max int) []string {
 func (h Host) readCappedFile(p string, max int64) []byte {
 	data, _ := venv.ReadFile(context.Background(), h.file(p), max)
 	return data
+}
+
+// TorchLoads is what site/torch/__init__.py says torch loads by path
+// from its wheels (venv.ReadTorchLoads); ok is false when it cannot be
+// read or does not say.
+func (h Host) TorchLoads(site string) (venv.TorchLoads, bool) {
+	return venv.ReadTorchLoads(context.Background(), h.file(site))
+}
+
+// WheelRuntime is the CUDA runtime library of the nvidia-* wheels in site
+// (site/nvidia/cuda_runtime/lib/libcudart.so.12, site/nvidia/cu13/lib/...),
+// "" for none: one folder listing per wheel folder.
+func (h Host) WheelRuntime(site string) string {
+	// Where nvidia-cuda-runtime-cu12 and the CUDA 13 wheels put it, then
+	// any other wheel folder.
+	pkgs := []string{"cuda_runtime", "cu13"}
+	for _, pkg := range h.readNames(filepath.Join(site, "nvidia"), maxNvidiaEntries) {
+		if reDistName().MatchString(pkg) && pkg != "cuda_runtime" && pkg != "cu13" {
+			pkgs = append(pkgs, pkg)
+		}
+	}
+	for _, pkg := range pkgs {
+		dir := filepath.Join(site, "nvidia", pkg, "lib")
+		for _, name := range h.readNames(dir, maxLibEntries) {
+			if strings.HasPrefix(name, "libcudart.so.") && reSoname().MatchString(name) {
+				return filepath.Join(dir, name)
+			}
+		}
+	}
+	return ""
 }
 
 // LibVersion is the full version of the library dir/soname, read from the

@@ -49,9 +49,11 @@ func LibDirs(r activate.Resolved, goos string) []doctor.LibDir {
 
 // warnLibraries prints one line when the toolkit that becomes active
 // puts a library on LD_LIBRARY_PATH that is older than the active venv's
-// or conda environment's nvidia-* wheel of the same soname. It starts no
-// process (no python3 is asked: only VIRTUAL_ENV and CONDA_PREFIX count)
-// and, unless a soname collides, reads nothing but a few folders.
+// or conda environment's nvidia-* wheel of the same soname, and that the
+// framework does not load by path first (doctor.LibrariesWarning: where
+// doctor's check fails). It starts no process (no python3 is asked: only
+// VIRTUAL_ENV and CONDA_PREFIX count) and, unless a soname collides, reads
+// nothing but a few folders.
 func warnLibraries(env envdiff.Env, r activate.Resolved, goos string, stderr io.Writer) {
 	if goos == "windows" || r.Selection.Options.NoLibraries {
 		return

@@ -5,8 +5,8 @@
 #   PATH=$VENV/lib/python3.*/site-packages/nvidia/cu13/bin:$PATH CUDART=$VENV/lib/python3.*/site-packages/nvidia/cu13/lib/libcudart.so.13 sh build.sh
 set -eu
 cd "$(dirname "$0")"
-rm -rf lnk cudart jit124 jit121 sparse_runpath sparse_rpath sparse_plain root
-mkdir -p lnk cudart jit124 jit121 sparse_runpath sparse_rpath sparse_plain root/etc root/opt/cuda-12.1/lib64
+rm -rf lnk cudart globaldeps jit124 jit121 sparse_runpath sparse_rpath sparse_plain root
+mkdir -p lnk cudart globaldeps jit124 jit121 sparse_runpath sparse_rpath sparse_plain root/etc root/opt/cuda-12.1/lib64
 ln -s "$CUDART" lnk/libcudart.so
 # A shared object: cubins for sm_75 and sm_90, PTX for compute_90, the
 # runtime found through RUNPATH $ORIGIN/cudart.
@@ -26,6 +26,12 @@ for s in $syms; do echo "int $s(void) { return 0; }" >>cudart.c; done
 echo 'libcudart.so.13 { global: *; };' >cudart.map
 gcc -shared -fPIC -nostdlib -s -o cudart/libcudart.so.13 -Wl,-soname,libcudart.so.13 -Wl,--version-script=cudart.map cudart.c
 rm cudart.c cudart.map
+# A stand-in for torch/lib/libtorch_global_deps.so: it needs the runtime,
+# found through RUNPATH in the runtime wheel's folder, as PyTorch's does.
+echo 'int torch_global_deps_anchor(void) { return 0; }' >globaldeps.c
+gcc -shared -fPIC -nostdlib -s -o globaldeps/libtorch_global_deps.so globaldeps.c -Wl,--no-as-needed cudart/libcudart.so.13 \
+	-Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../../nvidia/cuda_runtime/lib'
+rm globaldeps.c
 # nvJitLink 12.4 and 12.1 stand-ins, and cuSPARSE stand-ins finding
 # 12.4 through RUNPATH, through RPATH, or not at all.
 gcc -shared -fPIC -nostdlib -s -DV124 -o jit124/libnvJitLink.so.12 -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script=jit.map jit.c
