@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/lockfile", "internal/testwait", "internal/version"},
 	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
-	"store":             {"internal/dirs", "internal/rootfs", "internal/version"},
+	"store":             {"internal/dirs", "internal/rootfs", "internal/testwait", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
 	"internal/query":    {"internal/activate", "internal/dirs", "internal/envdiff", "internal/export", "internal/hookenv", "internal/resolve", "internal/rootfs", "internal/termsafe", "shell", "shims", "store"}, // the read-only commands both binaries answer
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
@@ -59,7 +59,7 @@ var allowed = map[string][]string{
 	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/testwait", "internal/version", "store"},
 
 	// Container images: what install plans and unpacks, one layer per component, the activation's Env.
-	"internal/image": {"fetch", "fetch/fetchtest", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/envdiff", "internal/install", "internal/resolve", "internal/rootfs", "internal/version", "store"},
+	"internal/image": {"fetch", "fetch/fetchtest", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/envdiff", "internal/install", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
 
 	"internal/venv":    {}, // the one bounded reader of Python environments' files
 	"internal/detect":  {"compat", "internal/venv", "internal/version"},
