@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/rootfs":     {}, // the rooted writer fetch and store share
 	"internal/xz":         {},
 	"internal/testwait":   {}, // tests' waits for an event, bounded by go test -timeout
+	"internal/testfs":     {}, // tests' file systems out of inodes
 	"internal/inflate":    {}, // wheels' DEFLATE, compress/flate's output faster
 	"internal/fatbin":     {}, // what .nv_fatbin sections carry, from entry headers
 	"internal/ldso":       {}, // where the dynamic loader finds a library
@@ -42,7 +43,7 @@ var allowed = map[string][]string{
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/lockfile", "internal/testwait", "internal/version"},
 	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
-	"store":             {"internal/dirs", "internal/rootfs", "internal/testwait", "internal/version"},
+	"store":             {"internal/dirs", "internal/rootfs", "internal/testfs", "internal/testwait", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
 	"internal/query":    {"internal/activate", "internal/dirs", "internal/envdiff", "internal/export", "internal/hookenv", "internal/resolve", "internal/rootfs", "internal/termsafe", "shell", "shims", "store"}, // the read-only commands both binaries answer
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
