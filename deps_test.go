@@ -64,7 +64,7 @@ var allowed = map[string][]string{
 
 	"internal/venv":    {}, // the one bounded reader of Python environments' files
 	"internal/detect":  {"compat", "internal/venv", "internal/version"},
-	"internal/cudabin": {"compat", "internal/fatbin", "internal/inflate", "internal/ldso"},
+	"internal/cudabin": {"compat", "internal/fatbin", "internal/inflate", "internal/ldso", "internal/venv"}, // venv: a framework's Python files
 	"internal/doctor":  {"compat", "internal/detect", "internal/termsafe", "internal/version"},
 
 	"compat/internal/gen":           {},
