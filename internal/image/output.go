@@ -39,7 +39,7 @@ func (o output) write(ctx context.Context, top taggable, tag name.Tag, reg *Regi
 		}
 		return Written{Where: "docker-archive:" + o.dest, Ref: tag.String()}, nil
 	}
-	return push(ctx, o.dest, top, reg)
+	return push(ctx, o.ref, top, reg)
 }
 
 // writeLayout adds the image (or index) to the OCI layout at dir, created
@@ -97,14 +97,11 @@ func writeLayout(dir string, top taggable, ref string, set layerSet) (Written, e
 // push sends the image (or index) to a registry: blobs it has are not
 // sent (checked one by one), layers of a base in the same registry are
 // mounted where it allows.
-func push(ctx context.Context, dest string, top taggable, reg *Registry) (Written, error) {
-	ref, err := name.ParseReference(dest)
-	if err != nil {
-		return Written{}, fmt.Errorf("image --push %q: %w", dest, err)
-	}
+func push(ctx context.Context, ref name.Reference, top taggable, reg *Registry) (Written, error) {
 	r := *reg
 	r.count = newPushCount()
 	opts := r.options(ctx, ref.Context())
+	var err error
 	switch t := top.(type) {
 	case v1.Image:
 		err = remote.Write(ref, t, opts...)
