@@ -24,7 +24,7 @@ func (e *env) setting(key string) (string, error) {
 			return "", err
 		default:
 			if e.config, err = config.Parse(path, data); err != nil {
-				return "", err
+				return "", withFix(err)
 			}
 		}
 	}
