@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,13 +83,7 @@ Each key's environment variable, and the command's flags, override it.`,
 func (e *env) configPath() string { return filepath.Join(e.dirs.Config, config.FileName) }
 
 // readConfig is the file's bytes; none when it does not exist.
-func (e *env) readConfig() ([]byte, error) {
-	data, err := os.ReadFile(e.configPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
-}
+func (e *env) readConfig() ([]byte, error) { return config.Read(e.dirs.Config) }
 
 func configList(e *env) error {
 	data, err := e.readConfig()
