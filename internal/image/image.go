@@ -243,6 +243,20 @@ func parseOutputs(outputs []string, push string) ([]output, error) {
 		if !ok || dest == "" || (kind != "oci" && kind != "docker-archive") {
 			return nil, fmt.Errorf("image --output %q: use oci:DIR (an OCI image layout) or docker-archive:FILE (what docker load reads)", o)
 		}
+		// Said before anything is built: a file where a layout goes, a
+		// folder where an archive goes.
+		if fi, err := os.Stat(dest); err == nil {
+			switch {
+			case kind == "oci" && !fi.IsDir():
+				return nil, fmt.Errorf("image --output %q: %s is a file; an OCI layout is a folder: name a new or empty one, or a layout", o, dest)
+			case kind == "oci":
+				if _, err := layoutOrEmpty(dest); err != nil {
+					return nil, fmt.Errorf("image --output %q: %w", o, err)
+				}
+			case kind == "docker-archive" && fi.IsDir():
+				return nil, fmt.Errorf("image --output %q: %s is a folder; name a file, e.g. docker-archive:cuda.tar", o, dest)
+			}
+		}
 		out = append(out, output{kind: kind, dest: dest})
 	}
 	if push != "" {
