@@ -32,7 +32,9 @@ var allowed = map[string][]string{
 	"completions":         {},
 	"compat":              {"compat/internal/gen"}, // its test checks the generated tables
 	"internal/termsafe":   {},
-	"internal/rootfs":     {}, // the rooted writer fetch and store share
+	"internal/rootfs":     {},                  // the rooted writer fetch and store share
+	"internal/linkstub":   {"internal/rootfs"}, // link stubs written into a tree through its rooted writer
+	"internal/cmakepkg":   {"internal/rootfs"}, // version.json and CMake packages written the same way
 	"internal/xz":         {},
 	"internal/testwait":   {}, // tests' waits for an event, bounded by go test -timeout
 	"internal/testfs":     {}, // tests' file systems out of inodes
@@ -57,13 +59,14 @@ var allowed = map[string][]string{
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},
 
 	// The one place fetch and store meet: planning and carrying out installs.
-	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/lockfile", "internal/resolve", "internal/testwait", "internal/version", "store"},
+	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/cmakepkg", "internal/dirs", "internal/envpins", "internal/linkstub", "internal/lockfile", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
 
 	// Container images: what install plans and unpacks, one layer per component, the activation's Env.
 	"internal/image": {"fetch", "fetch/fetchtest", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/envdiff", "internal/install", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
 
-	"internal/venv":    {}, // the one bounded reader of Python environments' files
-	"internal/detect":  {"compat", "internal/venv", "internal/version"},
+	"internal/venv":    {},                              // the one bounded reader of Python environments' files
+	"internal/envpins": {"fetch/pypi", "internal/venv"}, // --for PATH: a venv's or a lock's NVIDIA wheels as exact requirements
+	"internal/detect":  {"compat", "internal/linkstub", "internal/venv", "internal/version"},
 	"internal/cudabin": {"compat", "internal/fatbin", "internal/inflate", "internal/ldso", "internal/venv"}, // venv: a framework's Python files
 	"internal/doctor":  {"compat", "internal/detect", "internal/termsafe", "internal/version"},
 

@@ -46,7 +46,7 @@ func installCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "refresh", Usage: "refresh the cached release index first"},
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors and the final line"},
 				&cli.StringFlag{Name: "source", Usage: "nvidia (the redist server or --mirror), pypi (NVIDIA's wheels on CUDAENV_PYPI_INDEX) or auto (nvidia, falling back to pypi); also CUDAENV_SOURCE"},
-				&cli.GenericFlag{Name: "for", Value: &repeated{}, Usage: "install what a requirement loads of NVIDIA's (PEP 508, resolved on the package index as pip and uv resolve it; cudaenv's tables offline): one toolkit with the builds it pins, its cuDNN and libraries; repeat it for several that must agree, e.g. --for torch==2.15.0 --for 'jax[cuda13]==0.9.0', --for vllm, --for 'nvidia-cublas-cu12==12.4.5.8'"},
+				&cli.GenericFlag{Name: "for", Value: &repeated{}, Usage: "install what a requirement loads of NVIDIA's (PEP 508, resolved on the package index as pip and uv resolve it; cudaenv's tables offline): one toolkit with the builds it pins, its cuDNN and libraries; repeat it for several that must agree, e.g. --for torch==2.15.0 --for 'jax[cuda13]==0.9.0', --for vllm, --for 'nvidia-cublas-cu12==12.4.5.8'; or a PATH: a venv or conda prefix, a uv.lock, a pylock.toml or a requirements.txt, for the very NVIDIA wheels it holds, e.g. --for .venv"},
 				&cli.StringFlag{Name: "python", Usage: "with --for: the CPython version whose wheel is read (default " + install.DefaultPython + ")"},
 				&cli.BoolFlag{Name: "dry-run", Usage: "print what would be installed, with exact versions and where they come from; install nothing"},
 				&cli.BoolFlag{Name: "json", Usage: "with --dry-run: print the plan as JSON ({\"products\":[{\"product\",\"version\",\"source\",\"components\":[{\"id\",\"project\",\"version\"}]}]}), for scripts"},
@@ -121,9 +121,10 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 	return e.installerReport(c, quiet, nil)
 }
 
-// installerReport is installer with its report's dry-run plans gathered
-// into plan (nil: printed).
-func (e *env) installerReport(c *cli.Context, quiet bool, plan *jsonPlan) (*install.Installer, error) {
+// installerReport is installer with its report set up by edit (nil: as
+// it is): install --dry-run --json gathers the plans, install --for
+// prints one activation line.
+func (e *env) installerReport(c *cli.Context, quiet bool, edit func(*installReport)) (*install.Installer, error) {
 	mirror := c.String("mirror")
 	if mirror == "" {
 		var err error
@@ -140,6 +141,10 @@ func (e *env) installerReport(c *cli.Context, quiet bool, plan *jsonPlan) (*inst
 	if err != nil {
 		return nil, err
 	}
+	report := &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default"), command: c.Command.Name}
+	if edit != nil {
+		edit(report)
+	}
 	return install.New(install.Options{
 		Store:     st,
 		CacheDir:  e.dirs.Cache,
@@ -152,7 +157,7 @@ func (e *env) installerReport(c *cli.Context, quiet bool, plan *jsonPlan) (*inst
 		GOOS:      e.goos,
 		GOARCH:    runtime.GOARCH,
 		Driver:    func(ctx context.Context) string { return e.host(true).Driver(ctx).Version },
-		Reporter:  &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default"), command: c.Command.Name, plan: plan},
+		Reporter:  report,
 		Changed:   func() { afterStoreChange(e) },
 		Notice:    func(line string) { fmt.Fprintf(e.stderr, "cudaenv: %s\n", termsafe.Escape(line)) },
 
@@ -186,8 +191,10 @@ func installCmd(e *env, c *cli.Context) error {
 	if v, ok := c.Generic("for").(*repeated); ok {
 		forReqs = *v
 	}
-	return withInstallerReport(e, c, c.Bool("quiet"), plan, func(ctx context.Context, in *install.Installer) error {
-		_, err := in.Install(ctx, install.Request{
+	oneUse := len(forReqs) > 0 && !c.Bool("dry-run")
+	edit := func(r *installReport) { r.plan, r.oneUse = plan, oneUse }
+	return withInstallerReport(e, c, c.Bool("quiet"), edit, func(ctx context.Context, in *install.Installer) error {
+		results, err := in.Install(ctx, install.Request{
 			Args:   c.Args().Slice(),
 			For:    forReqs,
 			Python: c.String("python"),
@@ -205,6 +212,9 @@ func installCmd(e *env, c *cli.Context) error {
 		})
 		if err == nil && plan != nil {
 			return plan.write(e.stdout)
+		}
+		if err == nil && oneUse {
+			activateAll(e, results, forPaths(forReqs))
 		}
 		return componentTypo(err, splitList(c.String("components")))
 	})
@@ -237,10 +247,10 @@ func withInstaller(e *env, c *cli.Context, quiet bool, run func(context.Context,
 	return withInstallerReport(e, c, quiet, nil, run)
 }
 
-// withInstallerReport is withInstaller whose dry-run plans go to plan
-// (install --dry-run --json) when it is set.
-func withInstallerReport(e *env, c *cli.Context, quiet bool, plan *jsonPlan, run func(context.Context, *install.Installer) error) error {
-	in, err := e.installerReport(c, quiet, plan)
+// withInstallerReport is withInstaller with the report set up by edit
+// (nil: as it is; see installerReport).
+func withInstallerReport(e *env, c *cli.Context, quiet bool, edit func(*installReport), run func(context.Context, *install.Installer) error) error {
+	in, err := e.installerReport(c, quiet, edit)
 	if err != nil {
 		return err
 	}
@@ -282,6 +292,9 @@ type installReport struct {
 	quiet   bool
 	profile string // what a bare install asks for, named in the hint to add more
 	command string // install, ls-remote, lock, …: what the fallback line says happens
+	// oneUse: one line activates everything the command installed
+	// (activateAll, after --for), not one per version.
+	oneUse bool
 	// plan, for install --dry-run --json, gathers the plans instead of
 	// printing them.
 	plan *jsonPlan
@@ -324,6 +337,8 @@ func (r *installReport) Event(ev install.Event) {
 		}
 		pins := "wheel pins"
 		switch {
+		case ev.Holds:
+			pins = "holds"
 		case ev.Direct:
 			pins = "asks for"
 		case len(ev.Reads) > 1:
@@ -363,9 +378,31 @@ func (r *installReport) Event(ev install.Event) {
 		}
 	case install.FrameworkFallback:
 		sayf(e.stderr, "cudaenv: could not read %s's wheel (%v); using cudaenv's built-in tables\n", ev.For, ev.Err)
+	case install.ForEnvironment:
+		what := ev.Kind + " " + ev.Path
+		if len(ev.Frameworks) > 0 {
+			what += " (" + strings.Join(ev.Frameworks, ", ") + ")"
+		}
+		sayf(e.stderr, "%s holds %s for Python %s: %s\n", what, plural(len(ev.Pins), "NVIDIA wheel"), ev.Python, strings.Join(ev.Pins, ", "))
+		for _, p := range ev.Passed {
+			sayf(e.stderr, "cudaenv: note: passed over %s\n", p)
+		}
+	case install.FrameworkFromTables:
+		sayf(e.stderr, "%s from cudaenv's tables: PyPI serves its %s build, whose wheel pins %s\n", ev.For, ev.Variant, strings.Join(ev.Products(), ", "))
+		sayf(e.stderr, "  CUDA %s: %s\n", ev.CUDA, ev.Note)
+		for _, l := range ev.LeftOut {
+			sayf(e.stderr, "cudaenv: note: left out %s\n", l)
+		}
 	case install.WouldInstall:
 		if r.plan != nil {
 			r.plan.add(ev)
+			break
+		}
+		if ev.Unlisted != "" {
+			sayf(e.stdout, "would install %s (its files are not listed: %s)\n", ev.Label, ev.Unlisted)
+			if ev.Use != "" {
+				sayf(e.stdout, "select it with: cudaenv use %s\n", ev.Use)
+			}
 			break
 		}
 		// What a real run would do, in the words it would use.
@@ -420,6 +457,13 @@ func (r *installReport) Event(ev install.Event) {
 		if !r.quiet && len(ev.Changed) > 0 {
 			sayf(e.stderr, "taking the pinned builds into %s: %s\n", ev.Label, strings.Join(ev.Changed, ", "))
 		}
+	case install.Needs:
+		if ev.CUDA == "" {
+			sayf(e.stderr, "cudaenv: note: %s needs %s from the CUDA %d it is used with (%s), and none is selected here; install one with them: %s\n",
+				ev.Library, strings.Join(ev.Components, ", "), ev.CUDAMajor, ev.Why, ev.Command)
+			break
+		}
+		sayf(e.stderr, "%s needs %s in CUDA %s (%s)\n", ev.Library, strings.Join(ev.Components, ", "), ev.CUDA, ev.Why)
 	case install.LockUpdated:
 		sayf(e.stderr, "updated %s: %s\n", ev.Path, ev.Reason)
 	case install.NotAsLocked:
@@ -444,7 +488,9 @@ func (r *installReport) Event(ev install.Event) {
 			if ev.Entry.Receipt.LibrariesOnly {
 				sayf(e.stdout, "%s is libraries only (no nvcc): it runs prebuilt programs and wheels, and host code links against its libraries\n", ev.Label)
 			}
-			sayf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
+			if !r.oneUse {
+				sayf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
+			}
 		}
 	}
 }

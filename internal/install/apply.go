@@ -132,6 +132,9 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			}
 			return store.Receipt{}, fmt.Errorf("install %s: %w", pl.Label, err)
 		}
+		if err := finishTree(stage, pl, fr); err != nil {
+			return store.Receipt{}, fmt.Errorf("install %s: %w", pl.Label, err)
+		}
 		r := withComponents(pl.Receipt, fr)
 		r.LibrariesOnly = pl.Kind == store.CUDA && !hasNvcc(stage)
 		return r, nil

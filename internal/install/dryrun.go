@@ -3,6 +3,7 @@ package install
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -28,7 +29,12 @@ type WouldInstall struct {
 	// Installed: the store already has the entry; Have is it. A real run
 	// (Apply) leaves it as it is, unless Reinstall (--force) or Adds.
 	Installed bool
-	Have      store.Entry
+	// Unlisted says why the files are not listed: an exact version from
+	// cudaenv's tables whose release index, manifest or index page
+	// cannot be read (offline, nothing cached; or the network is cut).
+	// Files, Bytes and Entries are then empty, and Source is "".
+	Unlisted string
+	Have     store.Entry
 	// Missing are the planned components the installed entry lacks, and
 	// MissingBytes their size: a real run adds them when Adds (the
 	// profile or components were named), else only says how to.
@@ -107,7 +113,11 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		cudaT.pins = in.pinsFor(sp)
 		pl, err := in.Plan(ctx, sp, cudaT)
 		if err != nil {
-			return err
+			if !in.unlisted(sp, cudaMajor, err) {
+				return err
+			}
+			cudaMajor = sp.Prefix.Major()
+			continue
 		}
 		report(pl)
 		cudaMajor = majorOfRelease(pl.Release)
@@ -121,18 +131,41 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		}
 		ct := t
 		ct.Profile, ct.CUDAMajor = "full", cudaMajor
-		if !fetch.Product(sp.Tool).Redist() && !req.SourceTyped {
+		if !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0) {
 			ct.Source = "pypi"
 		} else if len(req.For) > 0 && sp.Tool != version.Cudnn && !req.SourceTyped {
 			ct.Source = "pypi"
 		}
 		pl, err := in.Plan(ctx, sp, ct)
 		if err != nil {
-			return err
+			if !in.unlisted(sp, cudaMajor, err) {
+				return err
+			}
+			continue
 		}
 		report(pl)
 	}
 	return nil
+}
+
+// unlisted reports an exact version from cudaenv's tables whose files
+// cannot be listed because nothing can be read (offline and not cached,
+// or the network cut), and says whether it did: the answer stands
+// without them.
+func (in *Installer) unlisted(sp version.Spec, cudaMajor int, err error) bool {
+	if !in.fromTables || sp.Kind != version.Prefix || ctxErr(err) || !(errors.Is(err, fetch.ErrOffline) || fetch.Unreachable(err)) {
+		return false
+	}
+	ev := WouldInstall{Label: sp.Tool.Title() + " " + sp.Prefix.String(), Use: sp.Prefix.String(), Unlisted: err.Error()}
+	if sp.Tool.Library() {
+		ev.Use = strconv.Itoa(cudaMajor) + " " + string(sp.Tool) + "@" + sp.Prefix.String()
+	}
+	in.event(ev)
+	return true
+}
+
+func ctxErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 func majorOfRelease(r string) int {

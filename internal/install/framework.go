@@ -37,6 +37,9 @@ type FrameworkPinned struct {
 	// Cudnn is the build the wheel pins (from CudnnFrom), CudnnInstall the
 	// release installed for it ("" when none is pinned).
 	Cudnn, CudnnFrom, CudnnInstall string
+	// Holds: every requirement came from --for PATH (a venv or a lock),
+	// which holds those wheels; For names the environments.
+	Holds bool
 	// Extra is the extra turned on to read the CUDA pins, "" for none.
 	Extra string
 	// Direct: every requirement is an NVIDIA wheel itself
@@ -92,7 +95,9 @@ type forPins struct {
 // nvidia-cublas-cu12==12.4.5.8, …) together against the PyPI index, as pip
 // and uv do (pypi.Index.ResolveRequirements), and turns what they load into
 // specs: the CUDA release whose runtime they pin (its components at the
-// pinned builds, in.forPins), the cuDNN build and the other libraries.
+// pinned builds, in.forPins), the cuDNN build and the other libraries. A
+// requirement that names a venv, conda prefix, uv.lock, pylock.toml or
+// requirements.txt (expandPaths) is the exact NVIDIA wheels there.
 // When the index cannot be read (offline, unreachable, no such wheel
 // there) a single torch release in cudaenv's tables is answered from them;
 // metadata that cannot be believed, or two requirements no version
@@ -107,13 +112,14 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 	if len(reqs) == 0 {
 		return nil, errors.New("install --for: name a requirement, e.g. --for torch==2.15.0")
 	}
-	python := req.Python
-	if python == "" {
-		python = DefaultPython
+	// A venv, conda prefix or lock file stands for the exact NVIDIA
+	// wheels it holds, for the Python it holds them for.
+	reqs, python, envs, err := in.expandPaths(ctx, reqs, platform, req.Python)
+	if err != nil {
+		return nil, err
 	}
 	var res *pypi.Resolved
 	var idx *pypi.Index
-	var err error
 	if in.client.Offline {
 		err = errors.New("--offline: the package index is not read")
 	} else if idx, err = in.pypiIndex(); err == nil {
@@ -127,6 +133,11 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 		fw, perr := pypi.ParseFramework(reqs[0])
 		if _, inTable := compat.Torch(fw.Version); len(reqs) == 1 && perr == nil && fw.Project == "torch" && len(fw.Extras) == 0 && inTable && canFallBack {
 			in.event(FrameworkFallback{For: fw.Project + " " + fw.Version, Err: err})
+			// PyPI's own build of the release, where the table has it;
+			// else the build this machine's driver runs.
+			if specs, ok, err := in.forTorchTables(ctx, fw, wheelPlatform(platform), req); ok {
+				return specs, err
+			}
 			return in.forTorch(ctx, "torch=="+fw.Version, req.Source)
 		}
 		if canFallBack && !in.client.Offline {
@@ -149,10 +160,27 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 		Others: pins.Toolkit.Others, Notes: pins.Notes,
 		NoCompiler: req.Source == "pypi" && req.Profile == "" && len(req.Components) == 0 && !pypi.ProvidesCompiler(cudaSpec.Prefix.Major())}
 	ev.Direct = true
+	fromEnv := map[string]string{} // project → the environment label it came from
+	for _, p := range envs {
+		label := p.Kind + " " + p.Path
+		for _, r := range p.Requirements {
+			name, _, _ := strings.Cut(r, "==")
+			fromEnv[name] = label
+		}
+	}
+	ev.Holds = len(envs) > 0
 	for _, top := range res.Top {
-		fors = append(fors, top.Project+" "+top.Version)
 		ev.Reads = append(ev.Reads, WheelRead{For: top.Project + " " + top.Version, Wheel: top.File.Filename, Via: top.Via})
 		ev.Direct = ev.Direct && strings.HasPrefix(top.Project, "nvidia-")
+		// An environment's wheels are named by the environment, once.
+		if label, ok := fromEnv[top.Project]; ok {
+			if !slices.Contains(fors, label) {
+				fors = append(fors, label)
+			}
+			continue
+		}
+		ev.Holds = false
+		fors = append(fors, top.Project+" "+top.Version)
 	}
 	ev.For = strings.Join(fors, " + ")
 	if len(res.Top) == 1 && len(req.For) == 1 {

@@ -20,7 +20,6 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
-	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/lockfile"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/version"
@@ -68,6 +67,10 @@ type Installer struct {
 	opts     Options
 	client   *fetch.Client
 	fellBack bool // FallbackToPyPI was reported
+	// fromTables: the request's versions are cudaenv's table's exact
+	// answer (forTorchTables), so a dry run that cannot list the files
+	// offline still says what it would install.
+	fromTables bool
 	// said keeps the warnings already given in this command, shared by
 	// the copies the pipeline plans with: a wheel skipped is said once
 	// however many plans (releases tried, --for's targets) meet it.
@@ -365,6 +368,7 @@ func checkPlatform(p string) error {
 // cancels the others; a version that fails to plan lets those before it
 // finish, as they would have one after another.
 func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error) {
+	untold := req.Source == "" && !req.SourceTyped
 	source, err := checkSource(req.Source)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
@@ -452,10 +456,8 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			continue
 		}
 		if cudaMajor == 0 {
-			if sel, err := req.Here.find(); err == nil && sel.Source.Kind != resolve.None {
-				if r, err := activate.Resolve(st, sel); err == nil && r.CUDA != nil {
-					cudaMajor = r.CUDA.Version.Major()
-				}
+			if c := selectedCUDA(req.Here, st); c != nil {
+				cudaMajor = c.Version.Major()
 			}
 		}
 		if cudaMajor == 0 {
@@ -469,9 +471,17 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			comps = req.Components
 		}
 		src := req.sourceFor(st, sp, cudaMajor)
-		if !req.SourceTyped && (!fetch.Product(sp.Tool).Redist() || (len(req.For) > 0 && sp.Tool != version.Cudnn)) {
-			// Its only source; or the wheel a framework pins.
+		switch {
+		case !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0):
+			// Its only source (for a framework's pin even under --source
+			// nvidia, which names where the toolkit comes from).
 			src = "pypi"
+		case !req.SourceTyped && len(req.For) > 0 && sp.Tool != version.Cudnn:
+			// The wheel a framework pins.
+			src = "pypi"
+		case untold && src == "nvidia" && sp.Tool != version.Cudnn:
+			// NVIDIA's archive, else its wheel: no --source needed.
+			src = "auto"
 		}
 		_, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
 			p, err := in.Plan(ctx, sp, Target{Source: src, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
@@ -484,7 +494,29 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			break
 		}
 	}
-	return pp.wait()
+	results, err := pp.wait()
+	if err != nil || !installedLibrary(results) {
+		return results, err
+	}
+	// A library brings what its headers include and its libraries load
+	// into the toolkit it is used with.
+	installed := map[int]string{}
+	for _, r := range results {
+		if r.Entry.Kind == store.CUDA {
+			installed[r.Entry.Version.Major()] = r.Entry.Name
+		}
+	}
+	more, err := in.bringNeeds(ctx, req, results, installed, platform)
+	return append(results, more...), err
+}
+
+func installedLibrary(results []Result) bool {
+	for _, r := range results {
+		if r.Entry.Kind.Library() {
+			return true
+		}
+	}
+	return false
 }
 
 // pinsFor is the builds Request.For pins for a CUDA spec of the release

@@ -20,6 +20,13 @@ import (
 	"github.com/cudaenv/cudaenv/store"
 )
 
+// needsIndex is the error of what needs the PyPI index under --offline;
+// it is a fetch.ErrOffline, as a file missing from the cache is.
+type needsIndex string
+
+func (e needsIndex) Error() string        { return string(e) }
+func (e needsIndex) Is(target error) bool { return target == fetch.ErrOffline }
+
 // planPyPI pins the release's components as NVIDIA's wheels on a PEP 691/503
 // index. Which releases there are comes from the index itself (the versions
 // of its runtime wheels), named by cudaenv's table: the built-in catalog
@@ -27,7 +34,7 @@ import (
 // all the network there is). A spec means the newest release the index has.
 func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.Spec, t Target) (*Plan, error) {
 	if in.client.Offline {
-		return nil, errors.New("install --source pypi: the PyPI index is needed to find the wheels; run without --offline")
+		return nil, needsIndex("install --source pypi: the PyPI index is needed to find the wheels; run without --offline")
 	}
 	idx, err := in.pypiIndex()
 	if err != nil {

@@ -32,6 +32,11 @@ func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix ver
 	if tool.Library() {
 		p, kind = fetch.Product(tool), store.KindOf(tool)
 	}
+	if source == "" && tool.Library() && tool != version.Cudnn {
+		// NVIDIA's server, else the PyPI index, where most of these
+		// libraries' users get them: no --source needed.
+		source = "auto"
+	}
 	source, err := checkSource(source)
 	if err != nil {
 		return nil, fmt.Errorf("ls-remote: %w", err)

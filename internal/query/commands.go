@@ -368,6 +368,7 @@ func cmakeOf(r activate.Resolved, goos string) export.CMake {
 			for n, v := range activate.LibraryVars(t, e.Path) {
 				c.Libraries[n] = v
 			}
+			c.PrefixPath = append(c.PrefixPath, e.Path)
 		}
 	}
 	return c
