@@ -37,6 +37,7 @@ var allowed = map[string][]string{
 	"internal/cmakepkg":   {"internal/rootfs"}, // version.json and CMake packages written the same way
 	"internal/xz":         {},
 	"internal/testwait":   {}, // tests' waits for an event, bounded by go test -timeout
+	"internal/testfs":     {}, // tests' file systems out of inodes
 	"internal/inflate":    {}, // wheels' DEFLATE, compress/flate's output faster
 	"internal/fatbin":     {}, // what .nv_fatbin sections carry, from entry headers
 	"internal/ldso":       {}, // where the dynamic loader finds a library
@@ -44,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/lockfile", "internal/testwait", "internal/version"},
 	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
-	"store":             {"internal/dirs", "internal/rootfs", "internal/version"},
+	"store":             {"internal/dirs", "internal/rootfs", "internal/testfs", "internal/testwait", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
 	"internal/query":    {"internal/activate", "internal/dirs", "internal/envdiff", "internal/export", "internal/hookenv", "internal/resolve", "internal/rootfs", "internal/termsafe", "shell", "shims", "store"}, // the read-only commands both binaries answer
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
@@ -61,12 +62,12 @@ var allowed = map[string][]string{
 	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/cmakepkg", "internal/dirs", "internal/envpins", "internal/linkstub", "internal/lockfile", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
 
 	// Container images: what install plans and unpacks, one layer per component, the activation's Env.
-	"internal/image": {"fetch", "fetch/fetchtest", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/envdiff", "internal/install", "internal/resolve", "internal/rootfs", "internal/version", "store"},
+	"internal/image": {"fetch", "fetch/fetchtest", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/envdiff", "internal/install", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
 
 	"internal/venv":    {},                              // the one bounded reader of Python environments' files
 	"internal/envpins": {"fetch/pypi", "internal/venv"}, // --for PATH: a venv's or a lock's NVIDIA wheels as exact requirements
 	"internal/detect":  {"compat", "internal/linkstub", "internal/venv", "internal/version"},
-	"internal/cudabin": {"compat", "internal/fatbin", "internal/inflate", "internal/ldso"},
+	"internal/cudabin": {"compat", "internal/fatbin", "internal/inflate", "internal/ldso", "internal/venv"}, // venv: a framework's Python files
 	"internal/doctor":  {"compat", "internal/detect", "internal/termsafe", "internal/version"},
 
 	"compat/internal/gen":           {},

@@ -2,58 +2,21 @@ package store
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/testfs"
 )
-
-// fewInodes mounts a small tmpfs with few inodes, as a file system out of
-// them (or a cluster's file-count quota) is; skipped where this process
-// cannot mount (not root, or a sandbox that forbids it).
-func fewInodes(t *testing.T) string {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("tmpfs with an inode limit is Linux's")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m,nr_inodes=300", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here (needs root): %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
-	return dir
-}
-
-// fillInodes creates files in dir until the file system has no inode
-// left, and returns the error that said so.
-func fillInodes(t *testing.T, dir string) error {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for i := 0; ; i++ {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprint(i)))
-		if err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatalf("filling the inodes: %v", err)
-			}
-			return err
-		}
-		f.Close()
-	}
-}
 
 // An install that runs out of inodes (issue #34: 7 of 7 left their
 // .stage-* for good, up to 200 MiB, while list said the next install
 // frees it): its half tree is deleted though no new folder can be made,
 // by the failed install itself, or by the next command that settles it.
 func TestAStageLeftWhenInodesRunOutIsDeletedWithoutANewOne(t *testing.T) {
-	root := fewInodes(t)
+	root := testfs.FewInodes(t, "16m", 300)
 	s := New(dirs.Dirs{Root: root, Config: filepath.Join(root, "cfg"), Cache: filepath.Join(root, "cache")})
 
 	t.Run("the failed install deletes its own stage", func(t *testing.T) {
@@ -62,7 +25,7 @@ func TestAStageLeftWhenInodesRunOutIsDeletedWithoutANewOne(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = s.Install(CUDA, "12.4.1", func(stage string) (Receipt, error) {
-			return Receipt{}, fillInodes(t, filepath.Join(stage, "lib"))
+			return Receipt{}, testfs.Fill(t, filepath.Join(stage, "lib"))
 		})
 		unlock()
 		if !errors.Is(err, syscall.ENOSPC) {
@@ -82,7 +45,7 @@ func TestAStageLeftWhenInodesRunOutIsDeletedWithoutANewOne(t *testing.T) {
 		}
 		unlock()
 		stage := filepath.Join(s.kindDir(CUDA), stagePrefix+"12.6.3-12345")
-		if err := fillInodes(t, filepath.Join(stage, "lib")); err == nil {
+		if err := testfs.Fill(t, filepath.Join(stage, "lib")); err == nil {
 			t.Fatal("never ran out")
 		}
 		if err := os.Mkdir(filepath.Join(root, "probe"), 0o755); !errors.Is(err, syscall.ENOSPC) {

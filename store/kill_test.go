@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 // TestKilledHelper is not a test: run by killAt in a child process, it
@@ -173,7 +174,7 @@ func TestASecondLockSaysWhatItWaitsFor(t *testing.T) {
 			select {
 			case u := <-got:
 				u()
-			case <-time.After(10 * time.Second):
+			case <-testwait.After(t):
 				t.Fatal("the second Lock never got the lock")
 			}
 		})
@@ -212,7 +213,7 @@ func TestALockWaitEndsWithItsContext(t *testing.T) {
 		if !errors.Is(err, ErrLockWait) || err.Error() != "interrupted while waiting for another cudaenv to finish installing CUDA 12.4.1" {
 			t.Fatalf("err = %v", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-testwait.After(t):
 		t.Fatal("the wait did not end with its context")
 	}
 	unlock()

@@ -779,18 +779,7 @@ func sayf(w io.Writer, format string, args ...any) {
 // "default profile, 14 components"; "" for a library installed whole
 // from one archive or wheel.
 func installedWhat(have store.Entry) string {
-	n := len(have.Receipt.Components)
-	if have.Kind.Library() {
-		if n <= 1 {
-			return ""
-		}
-		return plural(n, "component")
-	}
-	what := plural(n, "component")
-	if p := have.Receipt.Profile; p != "" {
-		what = p + " profile, " + what
-	}
-	return what
+	return query.Holds(have.Kind, have.Receipt.Profile, len(have.Receipt.Components))
 }
 
 // inParens is " (s)", or "" for no s.

@@ -2,7 +2,6 @@ package cudabin
 
 import (
 	"context"
-	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -44,23 +43,14 @@ var frameworkLayouts = []struct {
 	{"cupy", []string{"cupy/_core/*.so", "cupy/cuda/*.so"}, []string{"cupy/_core/core.cpython-*.so", "cupy/cuda/*.so"}, "cupy_cuda*-*.dist-info"},
 }
 
-var (
-	reTorchVersion = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)^__version__(?::\s*str)?\s*=\s*['"]([0-9][0-9A-Za-z.+_-]{0,63})['"]`)
-	})
-	reDistVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-([0-9][0-9A-Za-z.+_]{0,63})\.dist-info$`) })
-)
+var reDistVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-([0-9][0-9A-Za-z.+_]{0,63})\.dist-info$`) })
 
-// frameworkVersion is torch/version.py's __version__ (the local part,
-// +cu132, included), else the version in the name of the framework's
-// dist-info folder.
-func frameworkVersion(site, name, distInfo string) string {
-	if name == "torch" {
-		if b, err := readBounded(filepath.Join(site, "torch", "version.py"), 64<<10); err == nil {
-			if m := reTorchVersion().FindSubmatch(b); m != nil {
-				return string(m[1])
-			}
-		}
+// frameworkVersion is torch/version.py's __version__ (tv, read through
+// internal/venv: the local part, +cu132, included), else the version in
+// the name of the framework's dist-info folder.
+func frameworkVersion(site, distInfo string, tv venv.Torch) string {
+	if tv.Version != "" {
+		return tv.Version
 	}
 	m, _ := filepath.Glob(filepath.Join(site, distInfo))
 	if len(m) == 1 {
@@ -89,7 +79,13 @@ func Frameworks(ctx context.Context, sites []string, opt Options) []Framework {
 			if len(kernels) == 0 && len(imports) == 0 {
 				continue
 			}
-			fw := Framework{Name: fl.name, Site: site, Version: frameworkVersion(site, fl.name, fl.distInfo)}
+			// torch/version.py, as every file of a Python environment,
+			// through the one bounded reader (internal/venv).
+			var tv venv.Torch
+			if fl.name == "torch" {
+				tv, _ = venv.ReadTorch(ctx, site)
+			}
+			fw := Framework{Name: fl.name, Site: site, Version: frameworkVersion(site, fl.distInfo, tv)}
 			in := newInspector(opt)
 			// The kernels (fat binaries only) and the import (the loader
 			// and symbols) read at once: they touch different files.
@@ -98,7 +94,8 @@ func Frameworks(ctx context.Context, sites []string, opt Options) []Framework {
 			var roots []string
 			if fl.name == "torch" {
 				var pre []string
-				pre, fw.Modeled = torchPreloads(site, opt)
+				major, _, _ := strings.Cut(tv.CUDA, ".")
+				pre, fw.Modeled = torchPreloads(ctx, site, major, opt)
 				roots = append(roots, pre...)
 			}
 			roots = append(roots, imports...)
@@ -195,11 +192,14 @@ func globAll(site string, patterns []string) []string {
 // a file loaded by then has the path its gate names (2.6 to 2.8: the
 // runtime from its wheel, so a toolkit's libcudart on LD_LIBRARY_PATH
 // turns the preload off), and only if the global deps library cannot
-// load (its libraries not found), all of them. ok is false when the file
-// is not there or does not say.
-func torchPreloads(site string, opt Options) (roots []string, ok bool) {
+// load (its libraries not found), all of them. major is
+// torch.version.cuda's major ("" when unknown). ok is false when the file
+// is not there or does not say. torch/__init__.py is read through
+// internal/venv: any package in a cloned repository's venv may have
+// written it.
+func torchPreloads(ctx context.Context, site, major string, opt Options) (roots []string, ok bool) {
 	deps := filepath.Join(site, "torch", "lib", "libtorch_global_deps.so")
-	init, err := readBounded(filepath.Join(site, "torch", "__init__.py"), venv.MaxTorchInitBytes)
+	init, err := venv.ReadFile(ctx, filepath.Join(site, "torch", "__init__.py"), venv.MaxTorchInitBytes)
 	if err != nil {
 		return nil, false
 	}
@@ -226,7 +226,6 @@ func torchPreloads(site string, opt Options) (roots []string, ok bool) {
 	if !failed && tl.Gate != "" && !slices.ContainsFunc(mapped, func(p string) bool { return strings.Contains(filepath.ToSlash(p), tl.Gate) }) {
 		libs = nil // /proc/self/maps lacks the gate: torch returns before preloading
 	}
-	major := torchCUDAMajor(site)
 	var pre []string
 	for _, l := range libs {
 		if p := wheelLibrary(site, l[0], l[1], major); p != "" {
@@ -255,30 +254,4 @@ func wheelLibrary(site, folder, name, major string) string {
 		}
 	}
 	return ""
-}
-
-var reTorchCUDA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^cuda(?::\s*[^=]+)?\s*=\s*['"]([0-9]{1,3})\.`) })
-
-// torchCUDAMajor is torch.version.cuda's major from torch/version.py.
-func torchCUDAMajor(site string) string {
-	b, err := readBounded(filepath.Join(site, "torch", "version.py"), 64<<10)
-	if err != nil {
-		return ""
-	}
-	if m := reTorchCUDA().FindSubmatch(b); m != nil {
-		return string(m[1])
-	}
-	return ""
-}
-
-// readBounded reads at most max bytes of a regular file that is not a
-// link (as internal/venv reads a venv's text files: the caller's deadline
-// bounds the time).
-func readBounded(p string, max int64) ([]byte, error) {
-	f, err := openChecked(p, openFlagsNoLink)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, max))
 }

@@ -94,6 +94,22 @@ func List(in *In, args []string, asJSON bool) error {
 	return nil
 }
 
+// Holds says what an installed entry holds, as list and install say it:
+// "default profile, 14 components" for CUDA; for a library (cuDNN, NCCL,
+// …), installed whole, most often from one archive or wheel, only a count
+// of more than one ("full profile, 1 component" would say nothing).
+func Holds(k store.Kind, profile string, components int) string {
+	var what []string
+	library := k != store.CUDA
+	if profile != "" && !library {
+		what = append(what, profile+" profile")
+	}
+	if components > 1 || (components == 1 && !library) {
+		what = append(what, Plural(components, "component"))
+	}
+	return strings.Join(what, ", ")
+}
+
 // details is the text after the version: where it came from, what it
 // holds, its size, and why it is active.
 func (r listed) details() string {
@@ -113,14 +129,8 @@ func (r listed) details() string {
 		parts = append(parts, "(yours, in front of the system store's)")
 	}
 	var what []string
-	// A library (cuDNN, NCCL, …) is installed whole, most often from one
-	// archive or wheel: "full profile, 1 component" would say nothing.
-	library := r.Kind != string(store.CUDA)
-	if r.Profile != "" && !library {
-		what = append(what, r.Profile+" profile")
-	}
-	if r.Components > 1 || (r.Components == 1 && !library) {
-		what = append(what, Plural(r.Components, "component"))
+	if h := Holds(store.Kind(r.Kind), r.Profile, r.Components); h != "" {
+		what = append(what, h)
 	}
 	if r.LibrariesOnly && r.LinkTarget != "" {
 		what = append(what, "libraries only")
