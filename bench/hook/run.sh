@@ -11,8 +11,8 @@
 #   cd-nosh   - the same when cudaenv-shim is not installed (one start of cudaenv)
 #   cd-venv   - cd, with VIRTUAL_ENV a venv whose torch 2.9 requires an
 #               nvidia-nvjitlink wheel newer than the toolkit's copy: the
-#               hook's library look (dist-info files, torch's METADATA and
-#               __init__.py, padded to PyTorch's 100 KB) on top of cd
+#               hook's library look (folder listings, the dist-info files,
+#               torch's METADATA) on top of cd
 #   direnv    - `eval "$(direnv export bash)"` in a directory without .envrc
 #               (what direnv's own hook runs at every prompt), if installed
 # and prints each as microseconds and as a ratio to direnv's cost.
@@ -42,13 +42,10 @@ for p in cublas cuda_cupti cuda_nvrtc cuda_runtime cudnn cufft curand cusolver c
   mkdir -p "$site/nvidia/$p/lib"; : >"$site/nvidia/$p/lib/lib$p.so.1"
 done
 : >"$site/nvidia/nvjitlink/lib/libnvJitLink.so.12"; : >"$site/nvidia/cuda_runtime/lib/libcudart.so.12"
-mkdir -p "$site/nvidia_nvjitlink_cu12-12.6.85.dist-info" "$site/torch-2.9.0.dist-info" "$site/torch"
+mkdir -p "$site/nvidia_nvjitlink_cu12-12.6.85.dist-info" "$site/torch-2.9.0.dist-info"
 printf 'Metadata-Version: 2.1\nName: nvidia-nvjitlink-cu12\nVersion: 12.6.85\n' >"$site/nvidia_nvjitlink_cu12-12.6.85.dist-info/METADATA"
 printf 'nvidia/nvjitlink/lib/libnvJitLink.so.12,sha256=x,1\n' >"$site/nvidia_nvjitlink_cu12-12.6.85.dist-info/RECORD"
 printf 'Metadata-Version: 2.1\nName: torch\nVersion: 2.9.0\nRequires-Dist: nvidia-nvjitlink-cu12==12.6.85\n' >"$site/torch-2.9.0.dist-info/METADATA"
-{ for ((i = 0; i < 2200; i++)); do echo "# padding as long as PyTorch's own __init__.py ($i)"; done
-  printf 'def _load_global_deps() -> None:\n    try:\n        ctypes.CDLL(global_deps_lib_path, mode=ctypes.RTLD_GLOBAL)\n        try:\n            with open("/proc/self/maps") as f:\n                _maps = f.read()\n            if "libcudart.so" not in _maps:\n                return\n            _preload_cuda_deps("cuda_nvrtc", "libnvrtc.so.*[0-9]")\n            _preload_cuda_deps("nvjitlink", "libnvJitLink.so.*[0-9]")\n        except Exception:\n            pass\n    except OSError as err:\n        _preload_cuda_deps(err)\n'
-} >"$site/torch/__init__.py"
 
 bash --norc --noprofile -c '
 set -u

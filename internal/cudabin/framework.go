@@ -190,8 +190,8 @@ func globAll(site string, patterns []string) []string {
 // does so once that library loaded, its wheels' CUDA libraries by path
 // (venv.TorchLoads: PyTorch 2.6 on, all of them from 2.10), but only when
 // a file loaded by then has the path its gate names (2.6 to 2.8: the
-// runtime from its wheel, so a toolkit's libcudart on LD_LIBRARY_PATH
-// turns the preload off), and only if the global deps library cannot
+// runtime from its wheel, which PyTorch's wheels find through their
+// RPATH, ahead of LD_LIBRARY_PATH), and only if the global deps library cannot
 // load (its libraries not found), all of them. major is
 // torch.version.cuda's major ("" when unknown). ok is false when the file
 // is not there or does not say. torch/__init__.py is read through

@@ -130,8 +130,9 @@ func TestTorchLoadingItsWheelsByPathIsModeled(t *testing.T) {
 }
 
 // torch 2.6 to 2.8 (as their __init__.py reads) preload nvJitLink by path
-// only when the runtime their global deps loaded is their wheel's; from
-// 2.9 any runtime will do.
+// only when the runtime their global deps library loaded is their wheel's;
+// from 2.9 any runtime will do. PyTorch's wheels find it through RPATH,
+// ahead of LD_LIBRARY_PATH: the wheel's is the one loaded.
 func TestTorchsPreloadIsOffWhenItsGateIsNotMapped(t *testing.T) {
 	// A toolkit folder with an older nvJitLink, with and without a runtime.
 	withRuntime := t.TempDir()
@@ -141,19 +142,20 @@ func TestTorchsPreloadIsOffWhenItsGateIsNotMapped(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		name, gate, toolkit string
-		fails               bool
+		name, gate, deps, toolkit string
+		fails                     bool
 	}{
-		{"2.6: the toolkit's runtime is loaded, not the wheel's", venvtest.Gate26, withRuntime, true},
-		{"2.6: the wheel's runtime is loaded", venvtest.Gate26, "testdata/jit121", false},
-		{"2.9: any runtime", venvtest.Gate29, withRuntime, false},
+		{"2.6 as PyTorch's wheels: RPATH takes the wheel's runtime ahead of the toolkit's", venvtest.Gate26, "rpath", withRuntime, false},
+		{"2.6 with a RUNPATH: the toolkit's runtime is loaded, not the wheel's", venvtest.Gate26, "runpath", withRuntime, true},
+		{"2.6 with a RUNPATH: the wheel's runtime is loaded", venvtest.Gate26, "runpath", "testdata/jit121", false},
+		{"2.9: any runtime", venvtest.Gate29, "runpath", withRuntime, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			site := fakeSite(t, map[string]string{
 				"torch/__init__.py":                        venvtest.TorchInitGated(tc.gate),
 				"torch/version.py":                         "__version__ = '2.6.0+cu126'\ncuda: Optional[str] = '12.6'\n",
-				"torch/lib/libtorch_global_deps.so":        "testdata/globaldeps/libtorch_global_deps.so", // needs libcudart.so.13, RUNPATH the wheel's folder
-				"torch/_C.cpython-312-x86_64-linux-gnu.so": "testdata/sparse_plain/libcusparse.so.12",     // needs libnvJitLink.so.12
+				"torch/lib/libtorch_global_deps.so":        "testdata/globaldeps/" + tc.deps + "/libtorch_global_deps.so", // needs libcudart.so.13 from the wheel's folder
+				"torch/_C.cpython-312-x86_64-linux-gnu.so": "testdata/sparse_plain/libcusparse.so.12",                     // needs libnvJitLink.so.12
 				"nvidia/cuda_runtime/lib/libcudart.so.13":  "testdata/cudart/libcudart.so.13",
 				"nvidia/nvjitlink/lib/libnvJitLink.so.12":  "testdata/jit124/libnvJitLink.so.12",
 			})

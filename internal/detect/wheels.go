@@ -29,8 +29,6 @@ type WheelLib struct {
 	// (torch); "" when none of the known frameworks does. FrameworkVersion
 	// is its METADATA's Version ("2.9.0+cu128"; "" when not valid).
 	Framework, FrameworkVersion string
-	// Site is the site-packages folder the wheel is in.
-	Site string
 }
 
 // Bounds on what is read from site-packages, which any package can write:
@@ -159,7 +157,7 @@ func (h Host) wheelLibs(site string, keep func(string) bool) []WheelLib {
 		fw := required[normalizeDist(d.name)]
 		out = append(out, WheelLib{
 			Soname: libs[rel], Path: filepath.Join(site, filepath.FromSlash(rel)),
-			Wheel: d.name, Version: d.version, Framework: fw, FrameworkVersion: fwVersion[fw], Site: site,
+			Wheel: d.name, Version: d.version, Framework: fw, FrameworkVersion: fwVersion[fw],
 		})
 	}
 	return out
@@ -215,36 +213,6 @@ func (h Host) readNames(dir string, max int) []string {
 func (h Host) readCappedFile(p string, max int64) []byte {
 	data, _ := venv.ReadFile(context.Background(), h.file(p), max)
 	return data
-}
-
-// TorchLoads is what site/torch/__init__.py says torch loads by path
-// from its wheels (venv.ReadTorchLoads); ok is false when it cannot be
-// read or does not say.
-func (h Host) TorchLoads(site string) (venv.TorchLoads, bool) {
-	return venv.ReadTorchLoads(context.Background(), h.file(site))
-}
-
-// WheelRuntime is the CUDA runtime library of the nvidia-* wheels in site
-// (site/nvidia/cuda_runtime/lib/libcudart.so.12, site/nvidia/cu13/lib/...),
-// "" for none: one folder listing per wheel folder.
-func (h Host) WheelRuntime(site string) string {
-	// Where nvidia-cuda-runtime-cu12 and the CUDA 13 wheels put it, then
-	// any other wheel folder.
-	pkgs := []string{"cuda_runtime", "cu13"}
-	for _, pkg := range h.readNames(filepath.Join(site, "nvidia"), maxNvidiaEntries) {
-		if reDistName().MatchString(pkg) && pkg != "cuda_runtime" && pkg != "cu13" {
-			pkgs = append(pkgs, pkg)
-		}
-	}
-	for _, pkg := range pkgs {
-		dir := filepath.Join(site, "nvidia", pkg, "lib")
-		for _, name := range h.readNames(dir, maxLibEntries) {
-			if strings.HasPrefix(name, "libcudart.so.") && reSoname().MatchString(name) {
-				return filepath.Join(dir, name)
-			}
-		}
-	}
-	return ""
 }
 
 // LibVersion is the full version of the library dir/soname, read from the

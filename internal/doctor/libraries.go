@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/cudaenv/cudaenv/internal/detect"
-	"github.com/cudaenv/cudaenv/internal/venv"
 )
 
 // IDLibraries is the check that the libraries on LD_LIBRARY_PATH do not
@@ -83,10 +82,10 @@ type Shadow struct {
 	Lib     detect.WheelLib
 	Dir     LibDir
 	Version string // the folder's copy's version; "" when its names do not say
-	// ByPath names the framework that loads the wheel's copy by path
-	// before the loader searches LD_LIBRARY_PATH ("torch 2.9.0"), so the
-	// folder's is not taken; "" when none does (pathLoads).
-	ByPath string
+	// OwnFirst names the framework that loads the wheel's copy ahead of
+	// LD_LIBRARY_PATH's ("torch 2.9.0"), so the folder's is not taken;
+	// "" when none does (ownFirst).
+	OwnFirst string
 }
 
 // older reports whether the folder's copy is older than the wheel's,
@@ -114,22 +113,10 @@ func comparePrefix(a, b string) int {
 }
 
 // GatherLibraries finds, for each wheel library, the first folder in
-// in.Dirs that has a file of the same soname, and that copy's version;
-// for a copy older than the wheel's or of a version its names do not say,
-// whether the framework loads the wheel's by path first (Shadow.ByPath).
+// in.Dirs that has a file of the same soname, that copy's version, and
+// whether the framework takes the wheel's copy first anyway
+// (Shadow.OwnFirst).
 func GatherLibraries(h detect.Host, in Libraries) Libraries {
-	in = gatherShadows(h, in)
-	p := newPathLoads(h, in.Dirs)
-	for i, s := range in.Shadows {
-		if s.older() || s.Version == "" {
-			in.Shadows[i].ByPath = p.by(s.Lib)
-		}
-	}
-	return in
-}
-
-// gatherShadows is GatherLibraries without ByPath.
-func gatherShadows(h detect.Host, in Libraries) Libraries {
 	in.Shadows = nil
 	for _, lib := range in.Wheels {
 		for _, d := range in.Dirs {
@@ -140,7 +127,7 @@ func gatherShadows(h detect.Host, in Libraries) Libraries {
 			if !ok {
 				v = d.component(componentOf(lib.Soname))
 			}
-			in.Shadows = append(in.Shadows, Shadow{Lib: lib, Dir: d, Version: v})
+			in.Shadows = append(in.Shadows, Shadow{Lib: lib, Dir: d, Version: v, OwnFirst: ownFirst(lib)})
 			break
 		}
 	}
@@ -212,11 +199,11 @@ func CheckLibraries(in Libraries) Check {
 		return c
 	}
 	fw := frameworkName(in.Wheels)
-	var older, unknown, byPath []Shadow
+	var older, unknown, ownFirst []Shadow
 	for _, s := range in.Shadows {
 		switch {
-		case s.ByPath != "" && (s.older() || s.Version == ""):
-			byPath = append(byPath, s)
+		case s.OwnFirst != "" && (s.older() || s.Version == ""):
+			ownFirst = append(ownFirst, s)
 		case s.older():
 			older = append(older, s)
 		case s.Version == "":
@@ -235,10 +222,11 @@ func CheckLibraries(in Libraries) Check {
 	case in.NoLibraries:
 		c.Status = OK
 		c.Message = fmt.Sprintf("libraries=off: LD_LIBRARY_PATH is left to %s's nvidia-* wheels (%s)", fw, libraryCount(len(in.Wheels)))
-	case len(byPath) > 0:
-		s := byPath[0]
+	case len(ownFirst) > 0:
+		s := ownFirst[0]
 		c.Status = OK
-		c.Message = fmt.Sprintf("%s loads its %s %s by path before LD_LIBRARY_PATH is searched, so %s copy (%s) is not taken", s.ByPath, s.Lib.Wheel, s.Lib.Version, s.Dir.name(), shadowVersion(s)) + alsoLine(byPath[1:])
+		c.Message = fmt.Sprintf("%s takes its %s %s ahead of LD_LIBRARY_PATH (through its RPATH, and nvJitLink and nvrtc by path), so %s %s (%s) is not loaded in its place",
+			s.OwnFirst, s.Lib.Wheel, s.Lib.Version, s.Dir.name(), s.Lib.Soname, shadowVersion(s)) + alsoLine(ownFirst[1:])
 	case len(in.Shadows) > 0:
 		c.Status = OK
 		c.Message = fmt.Sprintf("LD_LIBRARY_PATH's copies of %d of %s's wheel libraries are as new as the wheels'", len(in.Shadows), fw)
@@ -344,12 +332,11 @@ func newestInstalled(installed []string, want string) string {
 // LibrariesWarning is the prompt hook's one line when a toolkit becomes
 // active: the first library of the selection's folders that is older
 // than a wheel's in the active venv or conda environment and that the
-// framework does not load by path first (a torch from 2.6 on may: its
-// __init__.py says which, and when), which is what doctor's check fails
-// for; "" when none is. It starts no process and reads no ELF file; it
-// reads dist-info files only for sonames that collide, and torch's
-// __init__.py only for an older copy that a torch of 2.6 or later (as its
-// METADATA says) may load by path.
+// framework does not take its own copy of first (torch from 2.6 on does:
+// ownFirst), which is where doctor's check fails; "" when none is. It
+// starts no process and reads no library; it reads dist-info files only
+// for sonames that collide (torch's METADATA among them, which gives its
+// version).
 func LibrariesWarning(h detect.Host, sites []string, dirs []LibDir) string {
 	if len(sites) == 0 || len(dirs) == 0 {
 		return ""
@@ -366,79 +353,31 @@ func LibrariesWarning(h detect.Host, sites []string, dirs []LibDir) string {
 	if len(libs) == 0 {
 		return ""
 	}
-	in := gatherShadows(h, Libraries{Wheels: libs, Dirs: dirs})
+	in := GatherLibraries(h, Libraries{Wheels: libs, Dirs: dirs})
 	fw := frameworkName(libs)
-	p := newPathLoads(h, dirs)
 	for _, s := range in.Shadows {
-		if s.older() && p.by(s.Lib) == "" {
+		if s.older() && s.OwnFirst == "" {
 			return shadowLine(s, fw) + ": " + importing(fw) + ` fails with "undefined symbol"; see: cudaenv doctor`
 		}
 	}
 	return ""
 }
 
-// pathLoads says, for a wheel library a folder on LD_LIBRARY_PATH also
-// has, whether its framework loads the wheel's copy by path before the
-// loader searches LD_LIBRARY_PATH: torch from 2.6 on does for the
-// libraries, and on the condition, its __init__.py names
-// (venv.TorchLoads, as doctor's model of the import reads it). It reads
-// only what it must: torch's version from its METADATA (already read)
-// decides for older ones; torch/__init__.py is read once per site, and
-// the wheels' runtime folder only when the preload depends on which
-// libcudart loaded.
-type pathLoads struct {
-	h       detect.Host
-	dirs    []LibDir
-	torch   map[string]*venv.TorchLoads // by site; nil: it does not say
-	runtime map[string]string           // by site
-}
-
-func newPathLoads(h detect.Host, dirs []LibDir) *pathLoads {
-	return &pathLoads{h: h, dirs: dirs, torch: map[string]*venv.TorchLoads{}, runtime: map[string]string{}}
-}
-
-// by is the framework that loads lib by path first ("torch 2.9.0"), ""
-// for none.
-func (p *pathLoads) by(lib detect.WheelLib) string {
-	if lib.Framework != "torch" || lib.Site == "" || !releaseAtLeast(lib.FrameworkVersion, 2, 6) {
-		return ""
-	}
-	tl, seen := p.torch[lib.Site]
-	if !seen {
-		if t, ok := p.h.TorchLoads(lib.Site); ok {
-			tl = &t
-		}
-		p.torch[lib.Site] = tl
-	}
-	if tl == nil || !tl.Preloads(lib.Soname) {
-		return ""
-	}
-	if tl.Gate != "" && !strings.Contains(filepath.ToSlash(p.loadedRuntime(lib.Site)), tl.Gate) {
-		// torch looks for the gate in /proc/self/maps once its global deps
-		// loaded, and returns without preloading when it is not there.
+// ownFirst is the framework that takes a wheel library of its own ahead
+// of any copy on LD_LIBRARY_PATH ("torch 2.9.0"), "" for none. PyTorch's
+// libraries find their wheels' through DT_RPATH, which the loader
+// searches before LD_LIBRARY_PATH; what a wheel library with a RUNPATH of
+// its own needs (libcusparse's libnvJitLink, the libnvrtc cuDNN opens)
+// is where an older copy on LD_LIBRARY_PATH gets in, and from 2.6 on
+// torch's __init__.py loads those two by path first (cudabin models this
+// from the files; 2.7.0 imports under CUDA 12.1.1's older cuBLAS,
+// cuSPARSE and nvJitLink, scripts/e2e-pypi.sh step 9c). The version is
+// its METADATA's: nothing more is read.
+func ownFirst(lib detect.WheelLib) string {
+	if lib.Framework != "torch" || !releaseAtLeast(lib.FrameworkVersion, 2, 6) {
 		return ""
 	}
 	return "torch " + strings.SplitN(lib.FrameworkVersion, "+", 2)[0]
-}
-
-// loadedRuntime is the libcudart torch's global deps library loads: the
-// first folder of LD_LIBRARY_PATH with the wheel's soname, else the
-// wheel's own; "" when the wheels have none.
-func (p *pathLoads) loadedRuntime(site string) string {
-	if r, ok := p.runtime[site]; ok {
-		return r
-	}
-	r := p.h.WheelRuntime(site)
-	if r != "" {
-		for _, d := range p.dirs {
-			if q := filepath.Join(d.Dir, filepath.Base(r)); p.h.Exists(q) {
-				r = q
-				break
-			}
-		}
-	}
-	p.runtime[site] = r
-	return r
 }
 
 // releaseAtLeast reports whether the release of a PEP 440 version

@@ -1,9 +1,7 @@
 package venv
 
 import (
-	"context"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -26,7 +24,7 @@ type TorchLoads struct {
 	// Gate, when set, is what a file mapped by then must have in its path
 	// for Preload to happen (torch reads /proc/self/maps): 2.6 to 2.8 ask
 	// for "nvidia/cuda_runtime/lib/libcudart.so" (the runtime from its
-	// wheel, not from LD_LIBRARY_PATH), later ones for any "libcudart.so".
+	// wheel), later ones for any "libcudart.so".
 	Gate string
 	// All are the libraries of its list; OnFailure says they are all
 	// preloaded when the global deps library fails to load.
@@ -92,16 +90,6 @@ func ParseTorchInit(src []byte) (t TorchLoads, ok bool) {
 	}
 	t.OnFailure = strings.Contains(failure, "_preload_cuda_deps")
 	return t, true
-}
-
-// ReadTorchLoads reads site/torch/__init__.py through ReadFile and parses
-// it; ok is false when it cannot be read or does not say.
-func ReadTorchLoads(ctx context.Context, site string) (TorchLoads, bool) {
-	src, err := ReadFile(ctx, filepath.Join(site, "torch", "__init__.py"), MaxTorchInitBytes)
-	if err != nil {
-		return TorchLoads{}, false
-	}
-	return ParseTorchInit(src)
 }
 
 // Preloads reports whether a library of Preload is the file soname

@@ -1,11 +1,6 @@
 package venv
 
 import (
-	"context"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/cudaenv/cudaenv/internal/venv/venvtest"
@@ -40,38 +35,5 @@ func TestTorchInitSaysWhatTorchLoadsByPath(t *testing.T) {
 	}
 	if _, ok := ParseTorchInit([]byte("import torch._C\n")); ok {
 		t.Error("a file without _load_global_deps says something")
-	}
-}
-
-// torch/__init__.py is read as every file of a venv is: bounded, never
-// through a link.
-func TestTorchInitIsReadBoundedAndNotThroughALink(t *testing.T) {
-	site := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(site, "torch"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(site, "torch", "__init__.py")
-	if err := os.WriteFile(p, []byte(venvtest.TorchInitGated(venvtest.Gate26)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if tl, ok := ReadTorchLoads(context.Background(), site); !ok || !slices.Contains(tl.Preload, [2]string{"nvjitlink", "libnvJitLink.so.*[0-9]"}) {
-		t.Errorf("read %+v, %v", tl, ok)
-	}
-	if err := os.WriteFile(p, []byte(venvtest.TorchInitGated(venvtest.Gate26)+strings.Repeat("#\n", MaxTorchInitBytes)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := ReadTorchLoads(context.Background(), site); ok {
-		t.Error("a torch/__init__.py larger than any real one was read")
-	}
-	real := filepath.Join(site, "real.py")
-	if err := os.WriteFile(real, []byte(venvtest.TorchInitGated(venvtest.Gate26)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(p)
-	if err := os.Symlink(real, p); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := ReadTorchLoads(context.Background(), site); ok {
-		t.Error("torch/__init__.py was read through a link")
 	}
 }

@@ -26,11 +26,19 @@ for s in $syms; do echo "int $s(void) { return 0; }" >>cudart.c; done
 echo 'libcudart.so.13 { global: *; };' >cudart.map
 gcc -shared -fPIC -nostdlib -s -o cudart/libcudart.so.13 -Wl,-soname,libcudart.so.13 -Wl,--version-script=cudart.map cudart.c
 rm cudart.c cudart.map
-# A stand-in for torch/lib/libtorch_global_deps.so: it needs the runtime,
-# found through RUNPATH in the runtime wheel's folder, as PyTorch's does.
+# Stand-ins for torch/lib/libtorch_global_deps.so: it needs the runtime,
+# found in the runtime wheel's folder through RPATH (as PyTorch's wheels
+# have it: ahead of LD_LIBRARY_PATH) or RUNPATH (after it).
 echo 'int torch_global_deps_anchor(void) { return 0; }' >globaldeps.c
-gcc -shared -fPIC -nostdlib -s -o globaldeps/libtorch_global_deps.so globaldeps.c -Wl,--no-as-needed cudart/libcudart.so.13 \
-	-Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../../nvidia/cuda_runtime/lib'
+mkdir -p globaldeps/rpath globaldeps/runpath
+for kind in rpath runpath; do
+	case $kind in
+	rpath) flags=-Wl,--disable-new-dtags ;;
+	runpath) flags=-Wl,--enable-new-dtags ;;
+	esac
+	gcc -shared -fPIC -nostdlib -s -o globaldeps/$kind/libtorch_global_deps.so globaldeps.c -Wl,--no-as-needed cudart/libcudart.so.13 \
+		$flags -Wl,-rpath,'$ORIGIN/../../nvidia/cuda_runtime/lib'
+done
 rm globaldeps.c
 # nvJitLink 12.4 and 12.1 stand-ins, and cuSPARSE stand-ins finding
 # 12.4 through RUNPATH, through RPATH, or not at all.
