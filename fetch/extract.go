@@ -21,6 +21,7 @@ import (
 
 	"github.com/mholt/archives"
 
+	"github.com/cudaenv/cudaenv/internal/filelist"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 	fastxz "github.com/cudaenv/cudaenv/internal/xz"
 )
@@ -484,6 +485,13 @@ func (m *merger) writeFile(ctx context.Context, rel string, r io.Reader, perm os
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
+	// The install's file list takes each file's sum from here (see
+	// filelist.Sums), so it is hashed as it is written, not read again.
+	sums := filelist.SumsFrom(ctx)
+	var h hash.Hash
+	if sums != nil {
+		h = sha256.New()
+	}
 	var werr error
 	for {
 		if err := ctx.Err(); err != nil {
@@ -496,6 +504,9 @@ func (m *merger) writeFile(ctx context.Context, rel string, r io.Reader, perm os
 				werr = err
 				break
 			}
+			if h != nil {
+				h.Write(buf[:n])
+			}
 		}
 		if err == io.EOF {
 			break
@@ -503,6 +514,13 @@ func (m *merger) writeFile(ctx context.Context, rel string, r io.Reader, perm os
 		if err != nil {
 			werr = err
 			break
+		}
+	}
+	if werr == nil && h != nil {
+		if fi, err := f.Stat(); err == nil {
+			var sum [sha256.Size]byte
+			copy(sum[:], h.Sum(nil))
+			sums.Add(fi, sum)
 		}
 	}
 	if err := errors.Join(werr, f.Close()); err != nil {

@@ -25,6 +25,8 @@ import (
 	"sync/atomic"
 
 	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/internal/filelist"
+	"github.com/cudaenv/cudaenv/internal/ledger"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
@@ -51,12 +53,23 @@ import (
 type WheelCache struct {
 	Dir    string            // a fetch.Client's CacheDir
 	Notice func(line string) // hears of an entry refused
+	// OwnFiles: the store must own its files (a system store, which its
+	// users check on their own): a cached entry is cloned or copied into
+	// it, never linked, and a wheel not in the cache is unpacked straight
+	// into it.
+	OwnFiles bool
 
 	// refused holds the wheels whose entry Reuse refused: unpacked again,
 	// every file is hashed as written rather than believed from RECORD
 	// (should a wheel's RECORD be what is wrong, it is said once).
 	refused *sync.Map
 }
+
+// entryLocks holds a mutex per cache entry (by path) that Reuse takes.
+var entryLocks sync.Map
+
+// ledger is the ledger of the cache's download folder.
+func (c WheelCache) ledger() *ledger.Ledger { return ledger.Open(c.Dir) }
 
 // NewWheelCache is the cache of unpacked wheels in the download cache dir.
 func NewWheelCache(dir string, notice func(string)) WheelCache {
@@ -76,6 +89,8 @@ type unpackedIndex struct {
 	Version string         `json:"version"`
 	Files   []unpackedFile `json:"files"`
 	Links   []unpackedLink `json:"links"`
+
+	hashed map[string]bool // unpackInto's: the files hashed as written
 }
 
 type unpackedFile struct {
@@ -110,7 +125,8 @@ func (c WheelCache) Unpack(ctx context.Context, r io.ReaderAt, size int64, sha, 
 	if err != nil {
 		return err
 	}
-	if !c.usableFor(dest, sha) {
+	if c.OwnFiles || !c.usableFor(dest, sha) {
+		// Written once, where it is installed.
 		return extractPlanned(ctx, wp, dest)
 	}
 	work, done, err := fetch.NewWorkDir(c.Dir, fetch.UnpackPrefix)
@@ -147,7 +163,9 @@ func (c WheelCache) Unpack(ctx context.Context, r io.ReaderAt, size int64, sha, 
 	if err := os.Rename(entry, final); err == nil {
 		entry = final
 	} // else another install made it meanwhile: link ours, then drop it
-	err = materialize(ctx, filepath.Join(entry, "tree"), idx, dest, false)
+	// Only the files hashed as they were written are vouched for: a sum
+	// taken from RECORD is checked by the first reuse.
+	err = materialize(ctx, filepath.Join(entry, "tree"), idx, dest, false, placeOptions{ledger: c.ledger(), keep: func(rel string) bool { return idx.hashed[rel] }})
 	var re *refusedEntry
 	if errors.As(err, &re) {
 		// Changed between writing and linking: by nobody but this user.
@@ -173,9 +191,14 @@ func (c WheelCache) Reuse(ctx context.Context, sha, dest, project, version strin
 		// and nothing to report each time.
 		return false, nil
 	}
+	// One reuse of an entry at a time in this process: two linking the
+	// same files at once would each find the other's ctime.
+	mu, _ := entryLocks.LoadOrStore(entry, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
 	idx, err := c.readEntry(entry, sha, project, version)
 	if err == nil {
-		err = materialize(ctx, filepath.Join(entry, "tree"), idx, dest, true)
+		err = materialize(ctx, filepath.Join(entry, "tree"), idx, dest, true, placeOptions{ledger: c.ledger(), own: c.OwnFiles})
 	}
 	var re *refusedEntry
 	if !errors.As(err, &re) {
@@ -350,18 +373,21 @@ func unpackInto(ctx context.Context, wp *wheelPlan, tree string, hashAll bool) (
 	}
 	var mu sync.Mutex
 	files := map[string]unpackedFile{}
+	hashed := map[string]bool{}
 	opts := writeOptions{readOnly: true,
-		known: func(f *zip.File) bool {
+		known: func(f *zip.File) ([32]byte, bool) {
 			r, ok := record[f.Name]
-			return ok && r.size == f.UncompressedSize64
+			return r.sum, ok && r.size == f.UncompressedSize64
 		},
 		wrote: func(f *zip.File, rel string, perm fs.FileMode, size int64, sum []byte) {
+			fromRecord := sum == nil
 			if sum == nil {
 				known := record[f.Name].sum
 				sum = known[:]
 			}
 			mu.Lock()
 			files[rel] = unpackedFile{Path: rel, Exec: perm&0o111 != 0, Size: size, SHA256: hex.EncodeToString(sum)}
+			hashed[rel] = !fromRecord
 			mu.Unlock()
 		}}
 	if err := extractEntries(ctx, t, wp.jobs, wp.inOrder, opts); err != nil {
@@ -372,7 +398,7 @@ func unpackInto(ctx context.Context, wp *wheelPlan, tree string, hashAll bool) (
 	for i, j := range wp.jobs {
 		last[j.rel] = i
 	}
-	idx := &unpackedIndex{Format: unpackedFormat, Files: []unpackedFile{}, Links: []unpackedLink{}}
+	idx := &unpackedIndex{Format: unpackedFormat, Files: []unpackedFile{}, Links: []unpackedLink{}, hashed: hashed}
 	for i, j := range wp.jobs {
 		if last[j.rel] != i {
 			continue
@@ -394,13 +420,19 @@ func unpackInto(ctx context.Context, wp *wheelPlan, tree string, hashAll bool) (
 	return idx, nil
 }
 
-// materialize puts an entry's tree (src) into dest: every file linked
-// (copied where no link can be made), then the symlinks in the wheel's
-// order, then the development links, then every link resolved, as
-// ExtractWheel leaves a tree. With verify, every file is first checked
-// against the index (this user's, read-only, its size, its sha256); a
-// file that fails is a *refusedEntry, and no symlink has been made.
-func materialize(ctx context.Context, src string, idx *unpackedIndex, dest string, verify bool) error {
+// materialize puts an entry's tree (src) into dest: every file cloned or
+// linked (copied where neither can be made), then the symlinks in the
+// wheel's order, then the development links, then every link resolved, as
+// ExtractWheel leaves a tree. With verify (a reuse), every file is first
+// checked against the index (this user's, read-only, its size), and its
+// fingerprint against the ledger: a file the ledger vouches for is linked
+// without its content being read; one it does not is hashed, and then so
+// is every file of the entry, since a fingerprint that changed means
+// something touched the entry. A file that fails is a *refusedEntry, and
+// no symlink has been made. The state each file has once linked is
+// recorded in the ledger where keep says so, and its sum told to the
+// filelist.Sums the context carries.
+func materialize(ctx context.Context, src string, idx *unpackedIndex, dest string, verify bool, o placeOptions) error {
 	sr, err := rootfs.OpenRead(src)
 	if err != nil {
 		return refuse("tree: %v", err)
@@ -411,39 +443,41 @@ func materialize(ctx context.Context, src string, idx *unpackedIndex, dest strin
 		return fmt.Errorf("open extraction target: %w", err)
 	}
 	defer t.Close()
+	o.sums = filelist.SumsFrom(ctx)
 
 	order := slices.Clone(idx.Files)
 	slices.SortStableFunc(order, func(a, b unpackedFile) int { return cmp.Compare(b.Size, a.Size) })
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		next     atomic.Int64
-		once     sync.Once
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	for range min(runtime.GOMAXPROCS(0), max(len(order), 1)) {
-		wg.Go(func() {
-			buf := make([]byte, copyBufSize)
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(order) || ctx.Err() != nil {
-					return
-				}
-				if err := placeFile(ctx, sr, t, order[i], verify, buf); err != nil {
-					once.Do(func() { firstErr = err; cancel() })
-					return
-				}
+	states := make([]ledger.State, len(order))
+	hashed := make([]bool, len(order))
+	var unvouched atomic.Bool
+	err = parallel(ctx, len(order), func(i int, buf []byte) error {
+		p, err := placeFile(ctx, sr, t, order[i], verify, o, buf)
+		states[i], hashed[i] = p.state, p.read
+		if p.unvouched {
+			unvouched.Store(true)
+		}
+		return err
+	})
+	if err == nil && unvouched.Load() {
+		// A full check of the entry: the files linked on their
+		// fingerprint's word are read too.
+		err = parallel(ctx, len(order), func(i int, buf []byte) error {
+			if hashed[i] {
+				return nil
 			}
+			return recheck(ctx, sr, order[i], states[i].Ino, buf)
 		})
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	if err := context.Cause(ctx); err != nil {
+	if err != nil {
 		return err
 	}
+	var keep []ledger.State
+	for i, st := range states {
+		if st.Ino != 0 && (o.keep == nil || o.keep(order[i].Path)) {
+			keep = append(keep, st)
+		}
+	}
+	_ = o.ledger.Record(keep)
 	root := t.Root()
 	written := map[string]bool{}
 	for _, f := range idx.Files {
@@ -466,63 +500,169 @@ func materialize(ctx context.Context, src string, idx *unpackedIndex, dest strin
 	return finishWheel(root, written, links)
 }
 
-// placeFile links (or copies) one file of an entry into t.
-func placeFile(ctx context.Context, sr, t *rootfs.Tree, want unpackedFile, verify bool, buf []byte) error {
+// placeOptions are how materialize places files.
+type placeOptions struct {
+	ledger *ledger.Ledger
+	// keep says which files' states are recorded in the ledger; nil: all.
+	keep func(rel string) bool
+	// own: the tree must own its files (a system store): cloned or
+	// copied, never linked.
+	own  bool
+	sums *filelist.Sums
+}
+
+// parallel runs f for 0..n-1 on one worker a core, each with its own copy
+// buffer; the first error stops the others.
+func parallel(ctx context.Context, n int, f func(i int, buf []byte) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		next     atomic.Int64
+		once     sync.Once
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), max(n, 1)) {
+		wg.Go(func() {
+			buf := make([]byte, copyBufSize)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := f(i, buf); err != nil {
+					once.Do(func() { firstErr = err; cancel() })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return context.Cause(ctx)
+}
+
+// readContent is a test hook: it hears each file of the cache whose
+// content a reuse reads.
+var readContent = func(rel string) {}
+
+// placed is what placeFile did with a file.
+type placed struct {
+	state     ledger.State // the cache's file once placed, with its sum
+	read      bool         // its content was read and found as indexed
+	unvouched bool         // a reuse found its fingerprint not the ledger's
+}
+
+// placeFile clones, links or copies one file of an entry into t.
+func placeFile(ctx context.Context, sr, t *rootfs.Tree, want unpackedFile, verify bool, o placeOptions, buf []byte) (placed, error) {
+	var p placed
+	f, err := sr.OpenFile(want.Path)
+	if err != nil {
+		return p, refuse("%s: %v", rootfs.Show(want.Path), err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return p, refuse("%s: %v", rootfs.Show(want.Path), err)
+	case !fi.Mode().IsRegular() || !fetch.OwnedByMe(fi):
+		return p, refuse("%s is not a file of this user's", rootfs.Show(want.Path))
+	case fi.Mode().Perm()&0o222 != 0:
+		return p, refuse("%s is writable", rootfs.Show(want.Path))
+	case fi.Size() != want.Size:
+		return p, refuse("%s is %d bytes, not %d", rootfs.Show(want.Path), fi.Size(), want.Size)
+	}
+	var sum [sha256.Size]byte
+	hex.Decode(sum[:], []byte(want.SHA256))
+	if verify {
+		if st, ok := ledger.StateOf(fi, sum); !ok || !o.ledger.Vouches(st) {
+			p.unvouched = true
+			if err := checkSum(ctx, f, want, buf); err != nil {
+				return p, err
+			}
+			p.read = true
+		}
+	}
+	perm := fs.FileMode(0o444)
+	if want.Exec {
+		perm = 0o555
+	}
+	if o.own {
+		perm |= 0o200
+	}
+	err = t.CloneFile(want.Path, f, perm)
+	if errors.Is(err, rootfs.ErrNoClone) && !o.own {
+		err = t.LinkFile(want.Path, f)
+	}
+	switch {
+	case err == nil:
+		// A clone or a link: the store's file has the cache's content.
+		after, err := f.Stat()
+		if err != nil {
+			return p, err
+		}
+		if out, err := t.Root().Lstat(want.Path); err == nil {
+			o.sums.Add(out, sum)
+		}
+		p.state, _ = ledger.StateOf(after, sum)
+		return p, nil
+	case !errors.Is(err, rootfs.ErrNoLink) && !errors.Is(err, rootfs.ErrNoClone):
+		return p, fmt.Errorf("extract wheel: %w", err)
+	}
+	// Another file system, or a tree that owns its files: a copy of its
+	// own, writable as any installed file.
+	perm |= 0o200
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return p, err
+	}
+	out, err := t.CreateFile(want.Path, perm)
+	if err != nil {
+		return p, fmt.Errorf("extract wheel: %w", err)
+	}
+	readContent(want.Path)
+	h := sha256.New()
+	_, err = io.CopyBuffer(io.MultiWriter(fileWriter{out}, h), ctxReader{ctx, f}, buf)
+	if err == nil {
+		if ofi, serr := out.Stat(); serr == nil {
+			o.sums.Add(ofi, sum)
+		}
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return p, fmt.Errorf("extract wheel: %s: %w", rootfs.Show(want.Path), err)
+	}
+	if !bytes.Equal(h.Sum(nil), sum[:]) {
+		return p, refuse("%s: sha256 mismatch", rootfs.Show(want.Path))
+	}
+	p.state, _ = ledger.StateOf(fi, sum)
+	p.read = true
+	return p, nil
+}
+
+// recheck hashes a file of the entry already placed on its fingerprint's
+// word, which must still be inode ino.
+func recheck(ctx context.Context, sr *rootfs.Tree, want unpackedFile, ino uint64, buf []byte) error {
 	f, err := sr.OpenFile(want.Path)
 	if err != nil {
 		return refuse("%s: %v", rootfs.Show(want.Path), err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	switch {
-	case err != nil:
+	if err != nil {
 		return refuse("%s: %v", rootfs.Show(want.Path), err)
-	case !fi.Mode().IsRegular() || !fetch.OwnedByMe(fi):
-		return refuse("%s is not a file of this user's", rootfs.Show(want.Path))
-	case fi.Mode().Perm()&0o222 != 0:
-		return refuse("%s is writable", rootfs.Show(want.Path))
-	case fi.Size() != want.Size:
-		return refuse("%s is %d bytes, not %d", rootfs.Show(want.Path), fi.Size(), want.Size)
 	}
-	if verify {
-		if err := checkSum(ctx, f, want, buf); err != nil {
-			return err
-		}
+	if st, ok := ledger.StateOf(fi, [32]byte{}); ok && ino != 0 && st.Ino != ino {
+		return refuse("%s was replaced while it was linked", rootfs.Show(want.Path))
 	}
-	err = t.LinkFile(want.Path, f)
-	if !errors.Is(err, rootfs.ErrNoLink) {
-		if err != nil {
-			return fmt.Errorf("extract wheel: %w", err)
-		}
-		return nil
-	}
-	// Another file system: a copy of its own, writable as any installed file.
-	perm := fs.FileMode(0o644)
-	if want.Exec {
-		perm = 0o755
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	out, err := t.CreateFile(want.Path, perm)
-	if err != nil {
-		return fmt.Errorf("extract wheel: %w", err)
-	}
-	h := sha256.New()
-	_, err = io.CopyBuffer(io.MultiWriter(fileWriter{out}, h), ctxReader{ctx, f}, buf)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("extract wheel: %s: %w", rootfs.Show(want.Path), err)
-	}
-	if hex.EncodeToString(h.Sum(nil)) != want.SHA256 {
-		return refuse("%s: sha256 mismatch", rootfs.Show(want.Path))
-	}
-	return nil
+	return checkSum(ctx, f, want, buf)
 }
 
 func checkSum(ctx context.Context, f *os.File, want unpackedFile, buf []byte) error {
+	readContent(want.Path)
 	h := sha256.New()
 	n, err := io.CopyBuffer(h, ctxReader{ctx, f}, buf)
 	if err != nil {
@@ -550,7 +690,17 @@ func extractPlanned(ctx context.Context, wp *wheelPlan, dest string) error {
 		return fmt.Errorf("open extraction target: %w", err)
 	}
 	defer t.Close()
-	if err := extractEntries(ctx, t, wp.jobs, wp.inOrder, writeOptions{}); err != nil {
+	opts := writeOptions{}
+	if sums := filelist.SumsFrom(ctx); sums != nil {
+		// The install lists its files: their sums from RECORD, or hashed.
+		record := wheelRecord(wp.zr)
+		opts.sums = sums
+		opts.known = func(f *zip.File) ([32]byte, bool) {
+			r, ok := record[f.Name]
+			return r.sum, ok && r.size == f.UncompressedSize64
+		}
+	}
+	if err := extractEntries(ctx, t, wp.jobs, wp.inOrder, opts); err != nil {
 		return fmt.Errorf("extract wheel: %w", err)
 	}
 	return finishWheel(t.Root(), wp.written, wp.links)

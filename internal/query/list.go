@@ -33,6 +33,10 @@ type listed struct {
 	ActiveBy      string  `json:"active_by,omitempty"`
 	Broken        *string `json:"broken,omitempty"`
 	Damaged       *string `json:"damaged,omitempty"` // installed, but not whole: see store.Entry.Damage
+	// Unchecked counts files whose inode was touched since they were
+	// installed (a link made elsewhere, a chmod undone): their content was
+	// not read; cudaenv verify reads them.
+	Unchecked int `json:"unchecked,omitempty"`
 }
 
 // List lists installed and linked versions (args: none) with their
@@ -128,12 +132,22 @@ func (r listed) details() string {
 		parts = append(parts, "(broken: "+*r.Broken+")")
 	}
 	if r.Damaged != nil {
-		parts = append(parts, "(damaged: "+*r.Damaged+"; reinstall it with --force)")
+		parts = append(parts, "(damaged: "+*r.Damaged+"; repair: cudaenv verify --repair "+r.arg()+")")
+	} else if r.Unchecked > 0 {
+		parts = append(parts, "(unchecked: "+Plural(r.Unchecked, "file")+" touched since installed; check: cudaenv verify "+r.arg()+")")
 	}
 	if r.Active {
 		parts = append(parts, "(set by "+r.ActiveBy+")")
 	}
 	return strings.Join(parts, "  ")
+}
+
+// arg is how a command line names the entry: 12.4.1, cudnn@9.5.1.17.
+func (r listed) arg() string {
+	if r.Kind != string(store.CUDA) {
+		return r.Kind + "@" + r.Version
+	}
+	return r.Version
 }
 
 // Plural is "1 noun" or "N nouns".
@@ -174,11 +188,13 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 		}
 		r.SizeBytes = &size
 	}
-	damage := ent.Damage()
+	health := ent.Health()
+	damage := health.Damage
 	if damage != nil {
 		msg := damage.Error()
 		r.Damaged = &msg
 	}
+	r.Unchecked = health.Unchecked
 	if ent.Kind == store.CUDA && ent.Err == nil {
 		// The receipt says for what cudaenv installed; a linked tree (or a
 		// receipt from before the flag) is looked at. A damaged tree's

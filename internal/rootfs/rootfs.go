@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unicode"
 )
@@ -83,9 +84,10 @@ func CheckLinkTarget(rel, target string) error {
 // Tree writes into one folder through an os.Root.
 type Tree struct {
 	root     *os.Root
-	dirs     sync.Map // rel → struct{}: known to be a real folder
-	fds      dirFDs   // open folders, for CreateFile
-	readOnly bool     // OpenRead's: folders are never made
+	dirs     sync.Map    // rel → struct{}: known to be a real folder
+	fds      dirFDs      // open folders, for CreateFile
+	readOnly bool        // OpenRead's: folders are never made
+	noClone  atomic.Bool // CloneFile failed once: the file system cannot
 }
 
 // Open opens the folder dir (which must exist) for writing.
