@@ -165,6 +165,8 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 		if len(positional) == 0 {
 			return installedCandidates(e, false), ""
 		}
+	case "verify":
+		return installedCandidates(e, false), ""
 	case "which":
 		if len(positional) == 0 {
 			return toolCandidates(e), ""
