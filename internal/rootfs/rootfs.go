@@ -308,6 +308,10 @@ func OwnSize(dir string) int64 {
 	return n
 }
 
+// Links is how many names (hard links) the file fi describes has; 1
+// where the system does not say.
+func Links(fi fs.FileInfo) uint64 { return links(fi) }
+
 // maxHops bounds the symlinks followed while resolving one path, as the
 // kernel does.
 const maxHops = 40
