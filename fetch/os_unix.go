@@ -11,6 +11,17 @@ import (
 
 const oNoFollow = syscall.O_NOFOLLOW
 
+// oNonBlock: opening a FIFO planted at a file's name does not wait.
+const oNonBlock = syscall.O_NONBLOCK
+
+// deviceOf is the device a file is on.
+func deviceOf(fi fs.FileInfo) uint64 {
+	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(s.Dev)
+	}
+	return 0
+}
+
 // isLinkLoop reports the error O_NOFOLLOW gives for a symlink.
 func isLinkLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
 

@@ -12,6 +12,10 @@ import (
 // Windows has no O_NOFOLLOW; openNoFollow's Lstat and Stat checks stand in.
 const oNoFollow = 0
 
+const oNonBlock = 0
+
+func deviceOf(fs.FileInfo) uint64 { return 0 }
+
 func isLinkLoop(error) bool { return false }
 
 func linkCount(fs.FileInfo) uint64 { return 1 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cudaenv/cudaenv/fetch"
 )
 
 func TestAnUnpackedWheelsIndexIsReadStrictly(t *testing.T) {
@@ -154,8 +156,8 @@ func TestAWarmReinstallReadsNoFileWhenFingerprintsHold(t *testing.T) {
 	c := NewWheelCache(filepath.Join(base, "cache"), func(l string) { notices = append(notices, l) })
 	var read []string
 	var mu sync.Mutex
-	readContent = func(rel string) { mu.Lock(); read = append(read, rel); mu.Unlock() }
-	t.Cleanup(func() { readContent = func(string) {} })
+	fetch.ReadHook = func(rel string) { mu.Lock(); read = append(read, rel); mu.Unlock() }
+	t.Cleanup(func() { fetch.ReadHook = nil })
 	n := 0
 	install := func() {
 		t.Helper()
