@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
+	"github.com/cudaenv/cudaenv/internal/ledger"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
@@ -38,9 +39,9 @@ const markerText = "Signature: 8a477f597d28d172789f06886806bc55\n" +
 	"# For information about cache directory tags see https://bford.info/cachedir/\n"
 
 // adoptable are the entries an unmarked folder may hold and still be taken
-// as cudaenv's: its own folders, and the hook's stamps (and bundle
-// imports' folders, see ImportPrefix).
-var adoptable = append([]string{"stamps"}, cacheFolders...)
+// as cudaenv's: its own folders, the hook's stamps and the ledger of
+// shared files (and bundle imports' folders, see ImportPrefix).
+var adoptable = append([]string{"stamps", ledger.Folder}, cacheFolders...)
 
 // markCache creates the cache folder if needed and marks it as cudaenv's
 // when cudaenv made it, found it empty, or found only cudaenv's own
@@ -117,7 +118,8 @@ func PruneCache(dir string) ([]string, error) {
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err := os.RemoveAll(p); err != nil {
+		// The unpacked trees' files that stores keep go on vouched for.
+		if err := ledger.Open(dir).Remove(p); err != nil {
 			return removed, err
 		}
 		removed = append(removed, p)

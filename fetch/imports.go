@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -62,22 +63,35 @@ func NewWorkDir(dir, prefix string) (path string, done func(), err error) {
 		}
 		sweepImports(dir)
 	}
-	path, err = os.MkdirTemp(dir, prefix)
+	// Made under a dot name, which no sweeper takes, and renamed once its
+	// lock is held: a sweeper running meanwhile (another import, another
+	// unpacking in this process) would take an unlocked folder for an
+	// abandoned one and remove it.
+	// (Windows renames no folder with a file open in it.)
+	hide := "."
+	if runtime.GOOS == "windows" {
+		hide = ""
+	}
+	hidden, err := os.MkdirTemp(dir, hide+prefix)
 	if err != nil {
 		return "", nil, localize(err, inCache)
 	}
-	f, err := os.OpenFile(filepath.Join(path, ownerLock), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	path = filepath.Join(filepath.Dir(hidden), strings.TrimPrefix(filepath.Base(hidden), hide))
+	f, err := os.OpenFile(filepath.Join(hidden, ownerLock), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		var ok bool
 		if ok, err = tryLockFile(f); err == nil && !ok {
 			err = errors.New("lock taken") // a folder MkdirTemp just made: cannot be
+		}
+		if err == nil && hidden != path {
+			err = os.Rename(hidden, path)
 		}
 		if err != nil {
 			f.Close()
 		}
 	}
 	if err != nil {
-		os.RemoveAll(path)
+		os.RemoveAll(hidden)
 		return "", nil, localize(err, inCache)
 	}
 	return path, func() {

@@ -60,11 +60,6 @@ type UnpackedIndex struct {
 	// Dirs are the archive's folders that hold no file or link.
 	Dirs []string `json:"dirs,omitempty"`
 
-	// Hashed (for a new entry) are the files whose sums were hashed as
-	// they were written, which the ledger vouches for at once; the others'
-	// sums came from the archive's own list (a wheel's RECORD), and the
-	// first reuse reads them.
-	Hashed map[string]bool `json:"-"`
 }
 
 // UnpackedFile is one file of an entry.
@@ -393,23 +388,29 @@ var ReadHook func(rel string)
 // ledger vouches for is placed without its content being read; one it
 // does not is hashed, and then so is every file of the entry, since a
 // fingerprint that changed means something touched the entry. A file that
-// fails is a *RefusedEntry. The state each file has once placed is
-// recorded in the ledger where keep (nil: every file) says so. Symlinks
-// are the caller's, once Place has returned.
-func (c *UnpackedCache) Place(ctx context.Context, entry string, idx *UnpackedIndex, to PlaceTarget, verify bool, keep func(rel string) bool) error {
+// fails is a *RefusedEntry. The state each of the entry's files has once
+// placed is returned, in the order of idx.Files, and with record written
+// to the ledger (a caller that changes them again records them itself).
+// Symlinks are the caller's, once Place has returned.
+func (c *UnpackedCache) Place(ctx context.Context, entry string, idx *UnpackedIndex, to PlaceTarget, verify, record bool) ([]ledger.State, error) {
 	sr, err := rootfs.OpenRead(filepath.Join(entry, "tree"))
 	if err != nil {
-		return Refuse("tree: %v", err)
+		return nil, Refuse("tree: %v", err)
 	}
 	defer sr.Close()
 	o := placeOptions{ledger: c.Ledger(), own: c.OwnFiles, sums: filelist.SumsFrom(ctx), to: to}
-	order := slices.Clone(idx.Files)
-	slices.SortStableFunc(order, func(a, b UnpackedFile) int { return cmp.Compare(b.Size, a.Size) })
+	// Largest first, so that the last to finish is a small one.
+	order := make([]int, len(idx.Files))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(idx.Files[b].Size, idx.Files[a].Size) })
 	states := make([]ledger.State, len(order))
 	read := make([]bool, len(order))
 	var unvouched atomic.Bool
-	err = parallel(ctx, len(order), func(i int, buf []byte) error {
-		p, err := placeFile(ctx, sr, order[i], verify, o, buf)
+	err = parallel(ctx, len(order), func(k int, buf []byte) error {
+		i := order[k]
+		p, err := placeFile(ctx, sr, idx.Files[i], verify, o, buf)
 		states[i], read[i] = p.state, p.read
 		if p.unvouched {
 			unvouched.Store(true)
@@ -419,29 +420,26 @@ func (c *UnpackedCache) Place(ctx context.Context, entry string, idx *UnpackedIn
 	if err == nil && unvouched.Load() {
 		// A full check of the entry: the files placed on their
 		// fingerprint's word are read too.
-		err = parallel(ctx, len(order), func(i int, buf []byte) error {
+		err = parallel(ctx, len(order), func(k int, buf []byte) error {
+			i := order[k]
 			if read[i] {
 				return nil
 			}
-			return recheck(ctx, sr, order[i], states[i].Ino, buf)
+			return recheck(ctx, sr, idx.Files[i], states[i].Ino, buf)
 		})
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var kept []ledger.State
-	for i, st := range states {
-		if st.Ino != 0 && (keep == nil || keep(order[i].Path)) {
-			kept = append(kept, st)
-		}
+	if record {
+		_ = o.ledger.Record(states)
 	}
-	_ = o.ledger.Record(kept)
 	for _, d := range idx.Dirs {
 		if err := to.Tree().MkdirAll(d); err != nil {
-			return fmt.Errorf("folder %s: %w", rootfs.Show(d), err)
+			return nil, fmt.Errorf("folder %s: %w", rootfs.Show(d), err)
 		}
 	}
-	return nil
+	return states, nil
 }
 
 // placeOptions are how Place places files.
@@ -539,15 +537,19 @@ func placeFile(ctx context.Context, sr *rootfs.Tree, want UnpackedFile, verify b
 	switch {
 	case err == nil:
 		// A clone or a link: the store's file has the cache's content.
+		if out, err := t.Root().Lstat(name); err == nil {
+			o.sums.Add(out, sum)
+		}
+		if err := o.to.Commit(want.Path, name); err != nil {
+			return p, err
+		}
+		// The state once committed: a rename changes a file's ctime too.
 		after, err := f.Stat()
 		if err != nil {
 			return p, err
 		}
-		if out, err := t.Root().Lstat(name); err == nil {
-			o.sums.Add(out, sum)
-		}
 		p.state, _ = ledger.StateOf(after, sum)
-		return p, o.to.Commit(want.Path, name)
+		return p, nil
 	case !errors.Is(err, rootfs.ErrNoLink) && !errors.Is(err, rootfs.ErrNoClone):
 		return p, err
 	}

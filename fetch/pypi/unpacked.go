@@ -93,9 +93,10 @@ func (c WheelCache) Unpack(ctx context.Context, r io.ReaderAt, size int64, sha, 
 		return extractPlanned(ctx, wp, dest)
 	}
 	defer done()
-	// Only the files hashed as they were written are vouched for: a sum
-	// taken from RECORD is checked by the first reuse.
-	err = c.place(ctx, entry, idx, dest, false, func(rel string) bool { return idx.Hashed[rel] })
+	// The sums are the wheel's own (its RECORD, inside the wheel whose
+	// sha256 the index gave) or were hashed as written: the entry is
+	// vouched for from now on.
+	err = c.place(ctx, entry, idx, dest, false)
 	var re *fetch.RefusedEntry
 	if errors.As(err, &re) {
 		// Changed between writing and linking: by nobody but this user.
@@ -121,7 +122,7 @@ func (c WheelCache) Reuse(ctx context.Context, sha, dest, project, version strin
 		if NormalizeProject(idx.Project) != NormalizeProject(project) || !SameVersion(idx.Version, version) {
 			err = fetch.Refuse("index.json is for %s %s", quoteMeta(idx.Project), quoteMeta(idx.Version))
 		} else {
-			err = c.place(ctx, entry, idx, dest, true, nil)
+			err = c.place(ctx, entry, idx, dest, true)
 		}
 	}
 	var re *fetch.RefusedEntry
@@ -135,13 +136,13 @@ func (c WheelCache) Reuse(ctx context.Context, sha, dest, project, version strin
 // place puts an entry's tree into dest (see fetch.UnpackedCache.Place),
 // then the symlinks in the wheel's order, then the development links,
 // then every link resolved, as ExtractWheel leaves a tree.
-func (c WheelCache) place(ctx context.Context, entry string, idx *fetch.UnpackedIndex, dest string, verify bool, keep func(string) bool) error {
+func (c WheelCache) place(ctx context.Context, entry string, idx *fetch.UnpackedIndex, dest string, verify bool) error {
 	t, err := rootfs.Open(dest)
 	if err != nil {
 		return fmt.Errorf("open extraction target: %w", err)
 	}
 	defer t.Close()
-	if err := c.Place(ctx, entry, idx, fetch.DirectTarget(t), verify, keep); err != nil {
+	if _, err := c.Place(ctx, entry, idx, fetch.DirectTarget(t), verify, true); err != nil {
 		var re *fetch.RefusedEntry
 		if errors.As(err, &re) || ctx.Err() != nil {
 			return err
@@ -186,21 +187,18 @@ func unpackInto(ctx context.Context, wp *wheelPlan, tree string, hashAll bool) (
 	}
 	var mu sync.Mutex
 	files := map[string]fetch.UnpackedFile{}
-	hashed := map[string]bool{}
 	opts := writeOptions{readOnly: true,
 		known: func(f *zip.File) ([32]byte, bool) {
 			r, ok := record[f.Name]
 			return r.sum, ok && r.size == f.UncompressedSize64
 		},
 		wrote: func(f *zip.File, rel string, perm fs.FileMode, size int64, sum []byte) {
-			fromRecord := sum == nil
 			if sum == nil {
 				known := record[f.Name].sum
 				sum = known[:]
 			}
 			mu.Lock()
 			files[rel] = fetch.UnpackedFile{Path: rel, Exec: perm&0o111 != 0, Size: size, SHA256: hex.EncodeToString(sum)}
-			hashed[rel] = !fromRecord
 			mu.Unlock()
 		}}
 	if err := extractEntries(ctx, t, wp.jobs, wp.inOrder, opts); err != nil {
@@ -211,7 +209,7 @@ func unpackInto(ctx context.Context, wp *wheelPlan, tree string, hashAll bool) (
 	for i, j := range wp.jobs {
 		last[j.rel] = i
 	}
-	idx := &fetch.UnpackedIndex{Files: []fetch.UnpackedFile{}, Links: []fetch.UnpackedLink{}, Hashed: hashed}
+	idx := &fetch.UnpackedIndex{Files: []fetch.UnpackedFile{}, Links: []fetch.UnpackedLink{}}
 	for i, j := range wp.jobs {
 		if last[j.rel] != i {
 			continue

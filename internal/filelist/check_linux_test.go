@@ -78,7 +78,7 @@ func TestTheFastCheckFindsEveryKindOfDamage(t *testing.T) {
 		}, "lib/libcudart.so.13: deleted"},
 		{"a folder deleted", func(t *testing.T, root string) {
 			must(t, os.RemoveAll(filepath.Join(root, "include")))
-		}, "include: deleted"},
+		}, "include/: deleted"},
 		{"a file made writable", func(t *testing.T, root string) {
 			must(t, os.Chmod(filepath.Join(root, "bin/nvcc"), 0o755))
 		}, "bin/nvcc: mode 0444 → 0755"},
