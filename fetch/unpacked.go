@@ -59,7 +59,6 @@ type UnpackedIndex struct {
 	Links   []UnpackedLink `json:"links"`
 	// Dirs are the archive's folders that hold no file or link.
 	Dirs []string `json:"dirs,omitempty"`
-
 }
 
 // UnpackedFile is one file of an entry.
