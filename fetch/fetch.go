@@ -160,6 +160,9 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		m.cache = NewUnpackedCache(c.CacheDir, c.Notice)
 		m.cache.OwnFiles = c.OwnFiles
 	}
+	// Whether the install succeeds or not, the cache's files it placed
+	// (and a failed one's trees, discarded, then leave) stay vouched for.
+	defer m.recordPlaced()
 
 	ready := &readyQueue{arts: arts, signal: make(chan struct{}, len(arts))}
 	obtain := &obtainer{c: c, dir: archiveDir, prog: prog, done: map[string]*obtained{}, shared: c.CacheDir != ""}
@@ -281,7 +284,6 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		return nil, context.Canceled
 	}
 
-	m.recordPlaced()
 	if rank, err := m.finish(platform); err != nil {
 		if rank >= 0 {
 			a := &arts[rank]

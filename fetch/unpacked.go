@@ -388,8 +388,9 @@ var ReadHook func(rel string)
 // does not is hashed, and then so is every file of the entry, since a
 // fingerprint that changed means something touched the entry. A file that
 // fails is a *RefusedEntry. The state each of the entry's files has once
-// placed is returned, in the order of idx.Files, and with record written
-// to the ledger (a caller that changes them again records them itself).
+// placed is returned, in the order of idx.Files (zero for a file not
+// placed), also with an error, and with record written to the ledger (a
+// caller that changes them again records them itself).
 // Symlinks are the caller's, once Place has returned.
 func (c *UnpackedCache) Place(ctx context.Context, entry string, idx *UnpackedIndex, to PlaceTarget, verify, record bool) ([]ledger.State, error) {
 	sr, err := rootfs.OpenRead(filepath.Join(entry, "tree"))
@@ -427,11 +428,19 @@ func (c *UnpackedCache) Place(ctx context.Context, entry string, idx *UnpackedIn
 			return recheck(ctx, sr, idx.Files[i], states[i].Ino, buf)
 		})
 	}
-	if err != nil {
-		return nil, err
+	// What was placed stays vouched for, whether the rest was or not (a
+	// failed install's tree is discarded, and its links go again).
+	placedStates := states[:0:0]
+	for _, st := range states {
+		if st.Ino != 0 {
+			placedStates = append(placedStates, st)
+		}
 	}
 	if record {
-		_ = o.ledger.Record(states)
+		_ = o.ledger.Record(placedStates)
+	}
+	if err != nil {
+		return states, err
 	}
 	for _, d := range idx.Dirs {
 		if err := to.Tree().MkdirAll(d); err != nil {

@@ -63,12 +63,14 @@ func (m *merger) reuse(ctx context.Context, a *Artifact, rank int) (bool, error)
 // wins a name changes the state of the file it displaces.
 func (m *merger) place(ctx context.Context, entry string, idx *UnpackedIndex, rank int, verify bool) error {
 	states, err := m.cache.Place(ctx, entry, idx, mergeTarget{m, rank}, verify, false)
+	if states != nil {
+		m.mu.Lock()
+		m.placed = append(m.placed, placedEntry{entry, idx, states})
+		m.mu.Unlock()
+	}
 	if err != nil {
 		return err
 	}
-	m.mu.Lock()
-	m.placed = append(m.placed, placedEntry{entry, idx, states})
-	m.mu.Unlock()
 	for _, l := range idx.Links {
 		if err := m.symlink(l.Path, l.Target, rank); err != nil {
 			return err
@@ -97,6 +99,9 @@ func (m *merger) recordPlaced() {
 	for _, p := range m.placed {
 		for i, f := range p.idx.Files {
 			st := p.states[i]
+			if st.Ino == 0 {
+				continue
+			}
 			fi, err := os.Lstat(filepath.Join(p.entry, "tree", filepath.FromSlash(f.Path)))
 			if err != nil {
 				continue

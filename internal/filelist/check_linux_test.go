@@ -5,6 +5,7 @@ package filelist
 import (
 	"bytes"
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,4 +231,26 @@ func tick(t *testing.T, root string) {
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatal("the file system's clock did not move")
+}
+
+// BenchmarkCheck is the fast check of a tree of 1500 files in 50 folders,
+// as list, doctor and install run it on every installed toolkit.
+func BenchmarkCheck(b *testing.B) {
+	root := b.TempDir()
+	for i := range 1500 {
+		p := filepath.Join(root, "include", fmt.Sprintf("d%02d", i/30), fmt.Sprintf("f%04d.h", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o444)
+	}
+	l, _, err := Build(root, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := Check(root, l, Options{})
+		if err != nil || len(res.Problems) != 0 {
+			b.Fatal(err, res.Problems)
+		}
+	}
 }
