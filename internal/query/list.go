@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
@@ -47,16 +50,27 @@ func List(in *In, args []string, asJSON bool) error {
 	}
 	st := in.Store()
 	active, _ := ResolveHere(in)
-	var rows []listed
+	var entries []store.Entry
 	for _, k := range store.Kinds() {
 		group, err := st.List(k)
 		if err != nil {
 			return err
 		}
-		for _, ent := range group {
-			rows = append(rows, describe(ent, active))
-		}
+		entries = append(entries, group...)
 	}
+	// Each entry's fast check is a stat of each of its files: the
+	// entries are checked at once, one a core.
+	rows := make([]listed, len(entries))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(entries)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(entries); i = int(next.Add(1) - 1) {
+				rows[i] = describe(entries[i], active)
+			}
+		})
+	}
+	wg.Wait()
 	// Space that interrupted installs and uninstalls hold is not any
 	// version's, yet it is the user's disk: say so rather than hide it.
 	if left := st.Leftovers(); len(left) > 0 {
