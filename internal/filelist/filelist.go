@@ -13,7 +13,6 @@
 package filelist
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -151,8 +150,10 @@ func Decode(data []byte) (*List, error) {
 	if len(data) > MaxSize {
 		return nil, errors.New("file list too large")
 	}
-	line, rest, ok := bytes.Cut(data, []byte{'\n'})
-	h, dev, _ := strings.Cut(string(line), " 1 ")
+	// One string for the whole list: each entry's path is a piece of it.
+	text := string(data)
+	line, rest, ok := strings.Cut(text, "\n")
+	h, dev, _ := strings.Cut(line, " 1 ")
 	if !ok || h+" 1" != header {
 		return nil, errors.New("not a cudaenv file list (format 1)")
 	}
@@ -160,15 +161,15 @@ func Decode(data []byte) (*List, error) {
 	if err != nil {
 		return nil, errors.New("file list: bad device")
 	}
-	l := &List{Dev: d, Entries: make([]Entry, 0, bytes.Count(rest, []byte{'\n'}))}
+	l := &List{Dev: d, Entries: make([]Entry, 0, strings.Count(rest, "\n"))}
 	dirs := map[string]bool{".": true}
 	prev := ""
 	for n := 2; len(rest) > 0; n++ {
-		line, rest, ok = bytes.Cut(rest, []byte{'\n'})
+		line, rest, ok = strings.Cut(rest, "\n")
 		if !ok {
 			return nil, fmt.Errorf("file list line %d: no end of line", n)
 		}
-		e, err := decodeEntry(string(line))
+		e, err := decodeEntry(line)
 		if err != nil {
 			return nil, fmt.Errorf("file list line %d: %w", n, err)
 		}
