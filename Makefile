@@ -3,7 +3,7 @@
 # compiler are used when installed; .ci/run installs them).
 GO ?= go
 
-.PHONY: install build test bench-hook bench-install bench-shim bench-cli bench-modules bench-bundle bench-pypi
+.PHONY: install build test bench-hook bench-install bench-shim bench-cli bench-modules bench-bundle bench-image bench-pypi
 
 # urfave_cli_no_docs leaves out urfave/cli's man page and markdown
 # writers, which cudaenv does not use, and the markdown parser whose
@@ -76,9 +76,19 @@ fastshim:
 # internal/inflate must agree with compress/flate on every input.
 # scripts/fuzz.sh runs each for 10 s (and once more on Go's
 # "context deadline exceeded" with no failing input).
+#
+# -count=1: many tests use tools outside the module (bash, zsh, fish, cc,
+# Lmod, tclsh, the go command) and skip without them; Go's test cache
+# does not look outside the module, so after `apt-get install zsh` it
+# would replay the results of the run without zsh.
+# -timeout: Go's default of 10 minutes a package is too short on a cold,
+# busy 2-core machine, where TestCrossBuilds (cmd/cudaenv-shim) builds
+# the standard library for windows/amd64 and linux/arm64 from nothing;
+# 60 minutes a package fits in CI's 90 for the whole run.
+TESTFLAGS ?= -count=1 -timeout 60m
 test:
 	$(GO) vet ./...
-	$(GO) test ./...
+	$(GO) test $(TESTFLAGS) ./...
 	GO='$(GO)' bash scripts/fuzz.sh '^FuzzExtractArchive$$' ./fetch
 	GO='$(GO)' bash scripts/fuzz.sh '^FuzzExtractWheel$$' ./fetch/pypi
 	GO='$(GO)' bash scripts/fuzz.sh FuzzDecode ./internal/xz
@@ -99,8 +109,17 @@ bench-modules:
 bench-bundle:
 	bash bench/bundle/run.sh
 
+bench-image:
+	bash bench/image/run.sh
+
 bench-cli:
 	bash bench/cli/run.sh
+
+# bench-doctor: doctor's wall and CPU time here (BEFORE=FILE: an older
+# cudaenv in the same rounds).
+.PHONY: bench-doctor
+bench-doctor:
+	bash bench/doctor/run.sh
 
 # bench-pypi needs the network once, to fetch the wheels and uv.
 bench-pypi:

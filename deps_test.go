@@ -16,7 +16,7 @@ const module = "github.com/cudaenv/cudaenv"
 // imports cmd.
 var allowed = map[string][]string{
 	"cmd/cudaenv":      {"*"},
-	"cmd/cudaenv-shim": {"internal/hookenv", "internal/query", "internal/termsafe", "shims"}, // what the shims, the prompt hook and the shell function's read-only commands run: small and quick to start
+	"cmd/cudaenv-shim": {"internal/hookenv", "internal/query", "internal/termsafe", "internal/testwait", "shims"}, // what the shims, the prompt hook and the shell function's read-only commands run: small and quick to start (testwait: its tests only)
 
 	// Leaves: pure logic and data, no cudaenv imports (compat's test
 	// reads its own generator).
@@ -36,10 +36,13 @@ var allowed = map[string][]string{
 	"internal/ledger":     {},                  // the last checked state of files installs share by hard link
 	"internal/filelist":   {"internal/ledger"}, // every file of an installed tree, and the checks against it
 	"internal/xz":         {},
+	"internal/testwait":   {}, // tests' waits for an event, bounded by go test -timeout
 	"internal/inflate":    {}, // wheels' DEFLATE, compress/flate's output faster
+	"internal/fatbin":     {}, // what .nv_fatbin sections carry, from entry headers
+	"internal/ldso":       {}, // where the dynamic loader finds a library
 
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
-	"internal/resolve":  {"internal/lockfile", "internal/version"},
+	"internal/resolve":  {"internal/lockfile", "internal/testwait", "internal/version"},
 	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
 	"store":             {"internal/dirs", "internal/filelist", "internal/ledger", "internal/rootfs", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
@@ -47,18 +50,22 @@ var allowed = map[string][]string{
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/termsafe", "internal/version", "store"},
 
-	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/filelist", "internal/ledger", "internal/rootfs", "internal/version", "internal/xz"}, // its tests use the mirror
+	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/filelist", "internal/ledger", "internal/rootfs", "internal/testwait", "internal/version", "internal/xz"}, // its tests use the mirror
 	"fetch/fetchtest":                        {"fetch"},
-	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/filelist", "internal/inflate", "internal/ledger", "internal/rootfs", "internal/termsafe", "internal/version"},
+	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/filelist", "internal/inflate", "internal/ledger", "internal/rootfs", "internal/termsafe", "internal/testwait", "internal/version"},
 	"fetch/pypi/pypitest":                    {"fetch/pypi", "fetch/pypi/internal/catalog"},
 	"fetch/pypi/internal/catalog":            {},
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},
 
 	// The one place fetch and store meet: planning and carrying out installs.
-	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/filelist", "internal/lockfile", "internal/resolve", "internal/version", "store"},
+	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/dirs", "internal/filelist", "internal/lockfile", "internal/resolve", "internal/testwait", "internal/version", "store"},
 
-	"internal/detect": {"compat", "internal/version"},
-	"internal/doctor": {"compat", "internal/detect", "internal/termsafe", "internal/version"},
+	// Container images: what install plans and unpacks, one layer per component, the activation's Env.
+	"internal/image": {"fetch", "fetch/fetchtest", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/envdiff", "internal/install", "internal/resolve", "internal/rootfs", "internal/version", "store"},
+
+	"internal/detect":  {"compat", "internal/version"},
+	"internal/cudabin": {"compat", "internal/fatbin", "internal/inflate", "internal/ldso"},
+	"internal/doctor":  {"compat", "internal/detect", "internal/termsafe", "internal/version"},
 
 	"compat/internal/gen":           {},
 	"compat/internal/gen/gencompat": {"compat/internal/gen"},

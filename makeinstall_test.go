@@ -4,8 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A fresh account: make install puts the binaries in a folder that is not
@@ -65,5 +67,48 @@ func TestMakeInstallPrintsTheLineAFreshAccountNeeds(t *testing.T) {
 	mk.Env = append(os.Environ(), "GOBIN="+gobin, "PATH="+gobin+":"+path)
 	if out, err = mk.CombinedOutput(); err != nil || strings.Contains(string(out), "export PATH=") {
 		t.Errorf("make install with its folder on PATH: %v\n%s", err, out)
+	}
+}
+
+// make test, the README's test command and what .ci/run calls, passes the
+// first time on a cold, busy 2-core machine (issue #36): every package
+// gets more than Go's default 10 minutes (TestCrossBuilds builds the
+// standard library twice from nothing), and no result comes from Go's
+// test cache, which does not see bash, zsh, fish or cc appear.
+func TestMakeTestRunsEveryTestWithRoomForAColdMachine(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	out, err := exec.Command("make", "-n", "test").CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n test: %v\n%s", err, out)
+	}
+	var goTest string
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[1] == "test" && slices.Contains(f, "./...") {
+			goTest = l
+		}
+	}
+	if goTest == "" {
+		t.Fatalf("make test runs no go test ./...:\n%s", out)
+	}
+	f := strings.Fields(goTest)
+	if !slices.Contains(f, "-count=1") {
+		t.Errorf("make test may replay cached results: %s", goTest)
+	}
+	i := slices.Index(f, "-timeout")
+	if i < 0 || i+1 >= len(f) {
+		t.Fatalf("make test keeps Go's 10-minute limit a package: %s", goTest)
+	}
+	if d, err := time.ParseDuration(f[i+1]); err != nil || d < 30*time.Minute || d > 90*time.Minute {
+		t.Errorf("make test's -timeout %s: want 30m to CI's 90m", f[i+1])
+	}
+	ci, err := os.ReadFile(filepath.Join(".ci", "run"))
+	if err != nil || !strings.Contains(string(ci), "\n  make test\n") {
+		t.Errorf(".ci/run does not call make test (%v)", err)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil || !strings.Contains(string(readme), "```sh\nmake test\n```") {
+		t.Errorf("the README does not give make test as the test command (%v)", err)
 	}
 }

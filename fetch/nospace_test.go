@@ -12,6 +12,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/fetchtest"
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 // A disk that fills during parallel downloads: the download that hits it
@@ -36,7 +37,8 @@ func TestAFullDiskDuringParallelDownloadsLeavesNoPartsAndSaysWhatIsNeeded(t *tes
 	// The disk fills under nvcc once cudart is half downloaded (the mirror
 	// holds the rest back) and cccl is complete.
 	wait := func() {
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		limit := testwait.Limit(t)
+		for ; time.Now().Before(limit); time.Sleep(2 * time.Millisecond) {
 			st, err := os.Stat(filepath.Join(dir, cudart.SHA256+".part"))
 			_, cerr := os.Stat(filepath.Join(dir, cccl.SHA256))
 			if err == nil && st.Size() > 0 && cerr == nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 func TestSlotsServeTheLargestWaitingArchiveFirst(t *testing.T) {
@@ -25,18 +27,12 @@ func TestSlotsServeTheLargestWaitingArchiveFirst(t *testing.T) {
 			done()
 		}()
 		// Each waiter queued before the next arrives.
-		for deadline := time.Now().Add(5 * time.Second); ; {
+		testwait.Until(t, "the waiter's queueing", func() bool {
 			s.unpacks.mu.Lock()
 			n := s.unpacks.waiting.Len()
 			s.unpacks.mu.Unlock()
-			if n > 0 && (size != 700 || n == 2) && (size != 40 || n == 3) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("waiter never queued")
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return n > 0 && (size != 700 || n == 2) && (size != 40 || n == 3)
+		})
 	}
 	hold()
 	hold() // a second release of the same slot frees nothing more
@@ -45,7 +41,7 @@ func TestSlotsServeTheLargestWaitingArchiveFirst(t *testing.T) {
 		select {
 		case n := <-got:
 			order = append(order, n)
-		case <-time.After(10 * time.Second):
+		case <-testwait.After(t):
 			t.Fatalf("slots handed out %v, then nothing", order)
 		}
 	}
@@ -53,9 +49,7 @@ func TestSlotsServeTheLargestWaitingArchiveFirst(t *testing.T) {
 		t.Errorf("slots went to %v; want the largest first: [700 40 5]", order)
 	}
 	// Every slot back: one more taker gets it at once.
-	ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	done, err := s.unpack(ctx2, 1)
+	done, err := s.unpack(testwait.Context(t), 1)
 	if err != nil {
 		t.Fatalf("no slot free after every release: %v", err)
 	}

@@ -189,7 +189,7 @@ func (s *Store) List(k Kind) ([]Entry, error) {
 	}
 	sys, err := s.System.listOwn(k)
 	if err != nil {
-		return nil, fmt.Errorf("system store %s: %w; check CUDAENV_SYSTEM_ROOT or system_root in the settings file", s.System.Dirs.Root, err)
+		return nil, fmt.Errorf("system store %s: %w; check CUDAENV_SYSTEM_ROOT, or system_root in the settings file (cudaenv config get system_root)", s.System.Dirs.Root, err)
 	}
 	trusted := sys[:0]
 	for _, e := range sys {

@@ -19,7 +19,7 @@ import (
 // the admin's own.
 func NewSystem(d dirs.Dirs) (*Store, error) {
 	if d.System == "" {
-		return nil, errors.New("no system store is set up; set CUDAENV_SYSTEM_ROOT, or system_root in the settings file, to an absolute folder such as /opt/cudaenv")
+		return nil, errors.New("no system store is set up; name one with cudaenv config set system_root /opt/cudaenv (an absolute folder; or CUDAENV_SYSTEM_ROOT)")
 	}
 	sd := d
 	sd.Root, sd.System = d.System, ""

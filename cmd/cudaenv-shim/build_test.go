@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 // moduleRoot is the repository root, two levels up.
@@ -116,11 +116,9 @@ func TestShimBinary(t *testing.T) {
 	os.WriteFile(filepath.Join(loop, "cuexec"), []byte("#!/bin/sh\nexec \"$CUDAENV_ROOT/shims/cuexec\" \"$@\"\n"), 0o755)
 	env = append(env, "CUDAENV_VERSION=12.6")
 	for _, name := range []string{"cutool", "cuexec"} {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		cmd := exec.CommandContext(ctx, filepath.Join(shims, name))
+		cmd := exec.CommandContext(testwait.Context(t), filepath.Join(shims, name))
 		cmd.Dir, cmd.Env = proj, env
 		out, err := cmd.CombinedOutput()
-		cancel()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 126 || strings.Count(string(out), "\n") != 1 {
 			t.Errorf("%s leads back to the shim: %q, %v", name, out, err)
 		}

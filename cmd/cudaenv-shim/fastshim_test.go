@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 // fastShimBinaries builds cudaenv-shim and the C fast shim into dir (both
@@ -765,9 +766,7 @@ func TestRehashPointsTheShimsAtTheFastShim(t *testing.T) {
 	env := []string{"CUDAENV_ROOT=" + root, "CUDAENV_CONFIG_DIR=" + filepath.Join(base, "config"), "CUDAENV_CACHE_DIR=" + filepath.Join(base, "cache"),
 		"HOME=" + base, "PATH=" + filepath.Join(root, "shims") + ":/usr/bin:/bin"}
 	run := func(name string, args ...string) (string, int) {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, name, args...)
+		cmd := exec.CommandContext(testwait.Context(t), name, args...)
 		cmd.Dir, cmd.Env = filepath.Join(base, "proj"), env
 		out, err := cmd.CombinedOutput()
 		if ee, ok := err.(*exec.ExitError); ok {

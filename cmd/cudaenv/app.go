@@ -8,9 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -176,6 +179,10 @@ func setUsageErrors(cmds []*cli.Command, parent string) {
 func usageError(path string) cli.OnUsageErrorFunc {
 	return func(c *cli.Context, err error, _ bool) error {
 		msg := lower(err.Error())
+		// urfave/cli says `invalid value "abc" for flag -jobs: parse error`.
+		if m := reInvalidFlagValue().FindStringSubmatch(msg); m != nil {
+			return fmt.Errorf("%s; see: %s --help", flagValueError(c, m[2], m[1]), path)
+		}
 		// urfave/cli says "flag provided but not defined: -jbos".
 		if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 			name := strings.TrimLeft(bad, "-")
@@ -190,6 +197,41 @@ func usageError(path string) cli.OnUsageErrorFunc {
 		}
 		return fmt.Errorf("%s; see: %s --help", msg, path)
 	}
+}
+
+var reInvalidFlagValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^invalid value "(.*)" for flag -([a-z0-9-]+): `)
+})
+
+// flagValueError says what a flag takes when its value does not parse:
+// "--jobs takes a whole number, e.g. --jobs 4; "abc" is not one".
+func flagValueError(c *cli.Context, name, value string) string {
+	dash := "--"
+	if len(name) == 1 {
+		dash = "-"
+	}
+	flag := dash + name
+	var f cli.Flag
+	flags := c.App.Flags
+	if c.Command != nil && c.Command.Name != "" {
+		flags = c.Command.Flags
+	}
+	for _, x := range flags {
+		if slices.Contains(x.Names(), name) {
+			f = x
+		}
+	}
+	switch f.(type) {
+	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag:
+		example := map[string]string{"jobs": "4", "cuda-major": "13", "cudnn-for": "12"}[name]
+		if example == "" {
+			example = "2"
+		}
+		return fmt.Sprintf("%s takes a whole number, e.g. %s %s; %q is not one", flag, flag, example, value)
+	case *cli.DurationFlag:
+		return fmt.Sprintf("%s takes a duration, e.g. %s 30s; %q is not one", flag, flag, value)
+	}
+	return fmt.Sprintf("%s: %q is not a value it takes", flag, value)
 }
 
 // flagNames is every flag name the context's command (or the app) takes.
@@ -377,10 +419,13 @@ func commands(e *env) []*cli.Command {
 	cmds = append(cmds, envCommands(e)...)
 	cmds = append(cmds, installCommands(e)...)
 	cmds = append(cmds, doctorCommands(e)...)
+	cmds = append(cmds, inspectCommands(e)...)
 	cmds = append(cmds, shimCommands(e)...)
 	cmds = append(cmds, completionCommands(e)...)
 	cmds = append(cmds, moduleCommands(e)...)
 	cmds = append(cmds, bundleCommands(e)...)
+	cmds = append(cmds, imageCommands(e)...)
+	cmds = append(cmds, configCommands(e)...)
 	addInitShims(e, cmds)
 	return cmds
 }

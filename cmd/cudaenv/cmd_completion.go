@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cudaenv/cudaenv/completions"
+	"github.com/cudaenv/cudaenv/internal/config"
 	"github.com/cudaenv/cudaenv/internal/install"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/shell"
@@ -163,7 +164,29 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 		return append(selectionCandidates(e), candidate{"--", "end of versions; the command follows"}), ""
 	case "uninstall":
 		if len(positional) == 0 {
-			return installedCandidates(e, false), ""
+			return installedCandidates(e, true), ""
+		}
+	case "prefix":
+		// prefix [VERSION…] or prefix LIBRARY: a selected library's folder.
+		out := selectionCandidates(e)
+		for _, k := range store.Kinds() {
+			if list, _ := e.store().List(k); k.Library() && len(list) > 0 {
+				out = append(out, candidate{string(k), "the selected " + version.Tool(k).Title() + "'s folder"})
+			}
+		}
+		return out, ""
+	case "get", "set", "unset": // config
+		switch {
+		case len(positional) == 0:
+			var out []candidate
+			for _, k := range config.KeyNames() {
+				out = append(out, candidate{k, config.Use[k]})
+			}
+			return out, ""
+		case cmd.Name == "set" && len(positional) == 1 && positional[0] == "source":
+			return []candidate{{"nvidia", "NVIDIA's redist server"}, {"pypi", "NVIDIA's wheels on the PyPI index"}, {"auto", "NVIDIA's, else PyPI"}}, ""
+		case cmd.Name == "set" && len(positional) == 1 && positional[0] == "system_root":
+			return nil, completions.Dirs
 		}
 	case "verify":
 		return installedCandidates(e, false), ""
@@ -317,14 +340,17 @@ func shellCandidates(names []string) []candidate {
 // selectionCandidates are what use, local, global, env and exec take:
 // installed versions, latest and system.
 func selectionCandidates(e *env) []candidate {
-	out := installedCandidates(e, true)
+	out := installedCandidates(e, false)
 	return append(out,
 		candidate{"latest", "the newest installed version"},
 		candidate{"system", "cudaenv steps aside"})
 }
 
 // installedCandidates lists installed and linked versions, newest first.
-func installedCandidates(e *env, withCudnn bool) []candidate {
+// exact (for uninstall) names a library's build as uninstall takes it
+// where the same version is built for more than one CUDA major:
+// nccl@2.30.7-cuda13.
+func installedCandidates(e *env, exact bool) []candidate {
 	st := e.store()
 	var out []candidate
 	for _, k := range store.Kinds() {
@@ -342,11 +368,25 @@ func installedCandidates(e *env, withCudnn bool) []candidate {
 			if k.Library() {
 				value = string(k) + "@" + value
 				desc = version.Tool(k).Title() + " for CUDA " + strconv.Itoa(ent.CUDAMajor) + ", " + desc
+				if exact && builds(list, ent.Version) > 1 {
+					value = uninstallName(ent)
+				}
 			}
 			out = append(out, candidate{value, desc})
 		}
 	}
 	return out
+}
+
+// builds counts the entries of version v in list (one per CUDA major).
+func builds(list []store.Entry, v version.Version) int {
+	n := 0
+	for _, ent := range list {
+		if version.Compare(ent.Version, v) == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // toolCandidates are the toolkit commands, as the shims know them.

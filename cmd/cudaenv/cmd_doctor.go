@@ -34,9 +34,11 @@ func doctorCommands(e *env) []*cli.Command {
 1 with warnings, 2 with failures. --json prints
 {"status": "ok|warn|fail", "checks": [{"id", "status", "message", "hint"}]}
 with the ids toolkit, driver, gpu-arch, cudnn, host-compiler, cmake, path,
-torch, env, libraries (whether LD_LIBRARY_PATH loads an older copy of a
-library the Python environment's nvidia-* wheels bring, which makes
-importing PyTorch fail with "undefined symbol").
+torch, env, kernels (whether the Python environment's torch, JAX or CuPy
+carries kernels for the GPUs, read from its installed libraries as
+cudaenv inspect reads them), libraries (whether importing the framework
+would load a copy of a library of its nvidia-* wheels from
+LD_LIBRARY_PATH that lacks a symbol it needs: "undefined symbol").
 --gpu also compiles and runs a small CUDA program with the selected nvcc.`,
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
@@ -127,6 +129,7 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 			// it instead of failing it for lacking nvcc.
 			LibrariesOnly: r.CUDA.Receipt.LibrariesOnly,
 			Damage:        damage(*r.CUDA),
+			LibDirs:       activate.Want(r, e.goos).Prepend["LD_LIBRARY_PATH"],
 		}
 		sel.OwnBinDirs = append(sel.OwnBinDirs, filepath.Join(r.CUDA.Path, "bin"))
 	}
@@ -136,7 +139,9 @@ func runDoctor(e *env, asJSON, gpu bool) error {
 	h := e.host(true)
 	in := doctor.Gather(ctx, h, sel)
 	rep := doctor.Run(in)
-	rep.Add(librariesCheck(ctx, e, h, r, in))
+	libCheck, fws := librariesCheck(ctx, e, h, r, in)
+	rep.Add(doctor.CheckKernels(fws, in.GPUError))
+	rep.Add(libCheck)
 	if c, ok := leftoversCheck(e); ok {
 		rep.Add(c)
 	}
@@ -271,7 +276,12 @@ func compatTorch(e *env, arg string, wheelRead bool) error {
 	if !rep.InTables {
 		return compatInstalledTorch(e, rep)
 	}
-	fmt.Fprintf(e.stdout, "torch %s: Python %s\n", rel.Version, rel.Python)
+	if rel.Python != "" {
+		fmt.Fprintf(e.stdout, "torch %s: Python %s\n", rel.Version, rel.Python)
+	} else {
+		// A release newer than the pairing table: its Pythons are not known.
+		fmt.Fprintf(e.stdout, "torch %s\n", rel.Version)
+	}
 	if rel.Torchvision != "" {
 		audio := "none (torchaudio ended with 2.11)"
 		if rel.Torchaudio != "" {

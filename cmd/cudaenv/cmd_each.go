@@ -28,8 +28,8 @@ func execEach(e *env, args []string) error {
 		a := args[0]
 		switch {
 		case a == "--each" || a == "--jobs" || a == "-j":
-			if len(args) < 2 {
-				return fmt.Errorf("exec: %s needs a value, e.g. cudaenv exec --each 11.8,12.4 -- nvcc --version", a)
+			if len(args) < 2 || strings.HasPrefix(args[1], "-") {
+				return fmt.Errorf("exec: %s needs a value, e.g. cudaenv exec --each 11.8,12.4 --jobs 2 -- nvcc --version", a)
 			}
 			if a == "--each" {
 				list = args[1]
@@ -102,13 +102,19 @@ rest:
 	defer stop()
 	results := each.All(ctx, runs, opt)
 	interrupted := ctx.Err() != nil
-	printEachTable(e, results, opt.LogDir)
 	failed := 0
 	for _, r := range results {
 		if r.Failed() {
 			failed++
 		}
 	}
+	if opt.LogDir != "" && failed == 0 && !interrupted {
+		// Every run's output was shown whole: the logs hold nothing more,
+		// and a folder in /tmp per run would pile up.
+		os.RemoveAll(opt.LogDir)
+		opt.LogDir = ""
+	}
+	printEachTable(e, results, opt.LogDir)
 	switch {
 	case interrupted:
 		return &query.ExitError{Code: 130, Err: errors.New("exec --each: interrupted")}

@@ -9,9 +9,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,6 +25,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/query"
 	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 func installCommands(e *env) []*cli.Command {
@@ -184,8 +185,27 @@ func installCmd(e *env, c *cli.Context) error {
 			Force:       c.Bool("force"),
 			Locked:      c.Bool("locked"),
 		})
-		return err
+		return componentTypo(err, splitList(c.String("components")))
 	})
+}
+
+// componentTypo adds to an install's error that names a --components
+// entry cudaenv knows no component of the one meant, as commands and
+// flags have it: --components cuda_nvccc → did you mean cuda_nvcc?
+func componentTypo(err error, names []string) error {
+	if err == nil {
+		return nil
+	}
+	known := install.ComponentIDs()
+	for _, n := range names {
+		if slices.Contains(known, n) || !strings.Contains(err.Error(), n) {
+			continue
+		}
+		if near := nearest(n, known); near != "" {
+			return fmt.Errorf("%w; did you mean %s?", err, near)
+		}
+	}
+	return err
 }
 
 // withInstaller runs one command that installs, locks or bundles: with
@@ -247,6 +267,8 @@ func (r *installReport) Event(ev install.Event) {
 			instead = "listing the releases on PyPI instead"
 		case "lock":
 			instead = "locking from PyPI instead"
+		case "image":
+			instead = "building from PyPI instead"
 		}
 		sayf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); %s\n", ev.Err, instead)
 	case install.SkippedWheel:
@@ -282,13 +304,34 @@ func (r *installReport) Event(ev install.Event) {
 	case install.FrameworkFallback:
 		sayf(e.stderr, "cudaenv: could not read %s's wheel (%v); using cudaenv's built-in tables\n", ev.For, ev.Err)
 	case install.WouldInstall:
-		state := "would install"
-		if ev.Installed {
-			state = "already installed"
+		// What a real run would do, in the words it would use.
+		files := true
+		switch have := ev.Have; {
+		case !ev.Installed:
+			sayf(e.stdout, "would install %s (%s, %s) from %s\n", ev.Label, plural(ev.Files, "file"), humanBytes(ev.Bytes), ev.Source)
+		case ev.Reinstall:
+			sayf(e.stdout, "would reinstall %s (%s, %s) from %s\n", ev.Label, plural(ev.Files, "file"), humanBytes(ev.Bytes), ev.Source)
+		case have.Linked():
+			sayf(e.stdout, "%s is already linked to %s: nothing to install\n", ev.Label, have.Path)
+			files = false
+		case ev.Adds:
+			sayf(e.stdout, "would add %s to %s (installed: %s) from %s\n", plural(len(ev.Missing), "component"), ev.Label, installedWhat(have), ev.Source)
+		default:
+			files = false
+			where := ""
+			if have.System {
+				where = " in the system store"
+			}
+			sayf(e.stdout, "%s is already installed%s%s: nothing to install\n", ev.Label, where, inParens(installedWhat(have)))
+			if len(ev.Missing) > 0 && !have.System {
+				sayf(e.stdout, "  profile %s would add %s, %s: cudaenv install %s --profile %s\n",
+					r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes), have.Version, r.profile)
+			}
 		}
-		sayf(e.stdout, "%s %s (%s, %s) from %s\n", state, ev.Label, plural(ev.Files, "file"), humanBytes(ev.Bytes), ev.Source)
 		for _, f := range ev.Entries {
-			sayf(e.stdout, "  %s %s  %s\n", f.Component, f.Version, humanBytes(f.Size))
+			if files {
+				sayf(e.stdout, "  %s %s  %s\n", f.Component, f.Version, humanBytes(f.Size))
+			}
 		}
 		if ev.Use != "" {
 			sayf(e.stdout, "select it with: cudaenv use %s\n", ev.Use)
@@ -319,12 +362,8 @@ func (r *installReport) Event(ev install.Event) {
 				sayf(e.stdout, "%s is already installed (cudaenv install --force reinstalls it)\n", ev.Label)
 				break
 			}
-			what := plural(ev.Components, "component")
-			if p := ev.Entry.Receipt.Profile; p != "" {
-				what = "profile " + p + ", " + what
-			}
-			sayf(e.stdout, "%s is installed (%s); cudaenv install %s --profile %s adds %s, %s\n",
-				ev.Label, what, ev.Entry.Version, r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes))
+			sayf(e.stdout, "%s is installed%s; cudaenv install %s --profile %s adds %s, %s\n",
+				ev.Label, inParens(installedWhat(ev.Entry)), ev.Entry.Version, r.profile, plural(len(ev.Missing), "component"), humanBytes(ev.MissingBytes))
 		default:
 			sayf(e.stdout, "installed %s (%s) in %.1fs: %s\n", ev.Label, plural(ev.Components, "component"), ev.Elapsed.Seconds(), ev.Entry.Dir)
 			if ev.Entry.Receipt.LibrariesOnly {
@@ -371,6 +410,9 @@ func lsRemote(e *env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if len(releases) == 0 && prefix != nil {
+		return noRemoteRelease(in, tool, prefix, source)
+	}
 	width := 0
 	for _, r := range releases {
 		width = max(width, len(r.Release))
@@ -389,19 +431,55 @@ func lsRemote(e *env, c *cli.Context) error {
 	return nil
 }
 
-// progress shows a bar on a terminal and plain lines elsewhere.
+// noRemoteRelease is ls-remote's error for a prefix nothing matches
+// (ls-remote cuda 99): what the source does have, the newest first of
+// the same major where there are any.
+func noRemoteRelease(in *install.Installer, tool version.Tool, prefix version.Version, source string) error {
+	all, err := in.Releases(context.Background(), tool, nil, source)
+	if err != nil || len(all) == 0 {
+		return fmt.Errorf("ls-remote: no %s release %s; see: cudaenv ls-remote %s", tool.Title(), prefix, tool)
+	}
+	var near []string
+	for _, r := range all {
+		if v, err := version.Parse(r.Release); err == nil && v.Major() == prefix.Major() {
+			near = append(near, r.Release)
+		}
+	}
+	what := fmt.Sprintf("newest %s %d releases", tool.Title(), prefix.Major())
+	if len(near) == 0 {
+		for _, r := range all {
+			near = append(near, r.Release)
+		}
+		what = "newest"
+	}
+	near = near[max(0, len(near)-3):]
+	slices.Reverse(near)
+	return fmt.Errorf("ls-remote: no %s release %s; the %s: %s (see: cudaenv ls-remote %s)", tool.Title(), prefix, what, strings.Join(near, ", "), tool)
+}
+
+// progress shows a bar on a terminal and plain lines elsewhere. The bar
+// has two phases: downloading, over the bytes that still have to come
+// (with a rate and an ETA), then unpacking, once every byte is in while
+// components are still being unpacked, over the components (with neither:
+// the time an archive takes to unpack is not its download size). Bytes
+// already present (cached archives, resumed parts, downloads done while
+// another version's bar was shown) are never counted as downloaded, so no
+// rate is made up from them.
 type progress struct {
 	w      io.Writer
 	label  string
 	quiet  bool
-	bar    *progressbar.ProgressBar
-	mu     sync.Mutex
-	done   atomic.Int64
-	total  int
-	bytes  int64
 	isTerm bool
-	// cachedBytes are the bytes taken out of the bar: no download needed.
-	cachedBytes int64
+
+	mu        sync.Mutex
+	bar       *progressbar.ProgressBar
+	unpacking bool   // the bar is in its second phase
+	current   string // the component being unpacked, "" for none
+	done      int
+	total     int
+	bytes     int64 // to obtain, as Start said
+	present   int64 // of those, already present: not downloaded
+	got       int64 // downloaded
 }
 
 func newProgress(e *env, label string, quiet bool) *progress {
@@ -413,15 +491,17 @@ func newProgress(e *env, label string, quiet bool) *progress {
 }
 
 func (p *progress) Start(total int64, components int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.total, p.bytes = components, total
 	if p.quiet {
 		return
 	}
 	if p.isTerm {
-		p.bar = progressbar.NewOptions64(total,
+		p.bar = progressbar.NewOptions64(max(total, 1),
 			progressbar.OptionSetWriter(p.w),
 			progressbar.OptionShowBytes(true),
-			progressbar.OptionSetDescription(fmt.Sprintf("%s [0/%d]", p.label, components)),
+			progressbar.OptionSetDescription(p.describe()),
 			progressbar.OptionThrottle(100*time.Millisecond),
 		)
 		return
@@ -429,64 +509,115 @@ func (p *progress) Start(total int64, components int) {
 	fmt.Fprintf(p.w, "%s: %s, %s\n", p.label, plural(components, "component"), humanBytes(total))
 }
 
-func (p *progress) Add(n int64) {
-	if p.bar != nil {
-		p.bar.Add64(n)
+// describe is the bar's text: "CUDA 12.4.1 [3/14]", and what is being
+// unpacked.
+func (p *progress) describe() string {
+	d := fmt.Sprintf("%s [%d/%d]", p.label, p.done, p.total)
+	if p.current != "" {
+		d += " unpacking " + p.current
 	}
+	return d
 }
 
-// Cached takes bytes that need no download (cache hits, resumed parts)
-// out of the bar's total, so the rate it shows is the network's.
-func (p *progress) Cached(n int64) {
-	if p.bar == nil {
-		return
-	}
+func (p *progress) Add(n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cachedBytes += n
-	if left := p.bytes - p.cachedBytes; left > 0 {
-		p.bar.ChangeMax64(left)
-	} else {
-		p.bar.ChangeMax64(1)
-		p.bar.Set64(1)
+	p.got += n
+	if p.bar == nil || p.unpacking {
+		return
 	}
+	p.bar.Add64(n)
+	p.maybeUnpackPhase()
+}
+
+// Cached takes bytes that need no download (cache hits, resumed parts,
+// what was downloaded while the bar was not shown) out of the download
+// phase, so the rate it shows is the network's.
+func (p *progress) Cached(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.present += n
+	if p.bar == nil || p.unpacking {
+		return
+	}
+	if left := p.bytes - p.present; left > 0 {
+		p.bar.ChangeMax64(left)
+	}
+	p.maybeUnpackPhase()
+}
+
+// maybeUnpackPhase starts the second phase once every byte is in and
+// components are left to unpack.
+func (p *progress) maybeUnpackPhase() {
+	if p.unpacking || p.got < p.bytes-p.present || p.done >= p.total {
+		return
+	}
+	p.countBar()
+}
+
+// countBar replaces the download bar by one over the components, with
+// no rate and no ETA.
+func (p *progress) countBar() {
+	p.unpacking = true
+	p.bar.Exit()
+	fmt.Fprint(p.w, "\r\x1b[K")
+	p.bar = progressbar.NewOptions(max(p.total, 1),
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription(p.describe()),
+		progressbar.OptionSetPredictTime(false),
+		progressbar.OptionSetElapsedTime(false),
+		progressbar.OptionThrottle(100*time.Millisecond),
+	)
+	p.bar.Set(p.done)
 }
 
 // Unpacking names the component being unpacked, so the bar says what is
 // happening once the downloads are done.
 func (p *progress) Unpacking(id string) {
-	if p.bar == nil {
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.bar.Describe(fmt.Sprintf("%s [%d/%d] unpacking %s", p.label, p.done.Load(), p.total, id))
+	p.current = id
+	if p.bar != nil {
+		p.bar.Describe(p.describe())
+	}
 }
 
 func (p *progress) ComponentDone(id string) {
-	n := p.done.Add(1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if p.current == id {
+		p.current = ""
+	}
 	if p.quiet {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("%s [%d/%d]", p.label, n, p.total))
+	if p.bar == nil {
+		fmt.Fprintf(p.w, "  %s done (%d/%d)\n", id, p.done, p.total)
 		return
 	}
-	fmt.Fprintf(p.w, "  %s done (%d/%d)\n", id, n, p.total)
+	p.bar.Describe(p.describe())
+	if p.unpacking {
+		p.bar.Set(p.done)
+		return
+	}
+	p.maybeUnpackPhase()
 }
 
 // Finish leaves the last frame, at 100 % and [N/N], on a finished
 // install, and a clean line on a failed or interrupted one.
 func (p *progress) Finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.bar == nil {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if int(p.done.Load()) == p.total {
-		p.bar.Describe(fmt.Sprintf("%s [%d/%d]", p.label, p.total, p.total))
+	if p.done == p.total {
+		p.current = ""
+		if !p.unpacking && p.got <= 0 {
+			p.countBar() // nothing downloaded: no rate to show, only the count
+		}
+		p.bar.Describe(p.describe())
 		p.bar.Finish()
 		fmt.Fprintln(p.w)
 		return
@@ -516,4 +647,30 @@ func (e *env) source(c *cli.Context) (string, error) {
 // characters escaped.
 func sayf(w io.Writer, format string, args ...any) {
 	fmt.Fprintln(w, termsafe.Escape(strings.TrimSuffix(fmt.Sprintf(format, args...), "\n")))
+}
+
+// installedWhat is what an installed entry holds, as list says it:
+// "default profile, 14 components"; "" for a library installed whole
+// from one archive or wheel.
+func installedWhat(have store.Entry) string {
+	n := len(have.Receipt.Components)
+	if have.Kind.Library() {
+		if n <= 1 {
+			return ""
+		}
+		return plural(n, "component")
+	}
+	what := plural(n, "component")
+	if p := have.Receipt.Profile; p != "" {
+		what = p + " profile, " + what
+	}
+	return what
+}
+
+// inParens is " (s)", or "" for no s.
+func inParens(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
 }

@@ -74,18 +74,37 @@ func lockCmd(e *env, c *cli.Context) error {
 	return nil
 }
 
-// lockSummary is one line: "CUDA 12.4.1 (nvidia), cuDNN 9.5.1 for CUDA 12
-// (nvidia); linux-sbsa, linux-x86_64".
+// lockSummary is one line: "CUDA 12.4.1 (nvidia), cuDNN 9.5.1.17 for
+// CUDA 12 (nvidia); linux-sbsa, linux-x86_64".
 func lockSummary(lk *lockfile.Lock) string {
 	var parts []string
 	for _, p := range lk.Products() {
 		if p.Tool().Library() {
-			parts = append(parts, fmt.Sprintf("%s %s for CUDA %d (%s)", p.Tool().Title(), p.Release, p.CUDAMajor, p.Source))
+			parts = append(parts, fmt.Sprintf("%s %s for CUDA %d (%s)", p.Tool().Title(), libraryBuild(p), p.CUDAMajor, p.Source))
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("CUDA %s (%s)", p.Release, p.Source))
 	}
 	return strings.Join(parts, ", ") + "; " + strings.Join(lk.Platforms(), ", ")
+}
+
+// libraryBuild is a library's version as install, list and use name it:
+// the build its files carry (cuDNN 9.5.1.17), where NVIDIA's release
+// label is shorter (9.5.1).
+func libraryBuild(p *lockfile.Product) string {
+	build := ""
+	for _, files := range p.Platforms {
+		for _, f := range files {
+			if build != "" && f.Version != build {
+				return p.Release // more than one: the release names them all
+			}
+			build = f.Version
+		}
+	}
+	if build == "" || !strings.HasPrefix(build, p.Release+".") {
+		return p.Release
+	}
+	return build
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

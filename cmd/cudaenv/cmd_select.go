@@ -123,6 +123,7 @@ func writeSelection(e *env, c *cli.Context, path, verb string) error {
 		return fmt.Errorf("%s needs a version, e.g. cudaenv %s 12.4", verb, verb)
 	}
 	if _, err := activate.Resolve(e.store(), resolve.Selection{Specs: specs}); err != nil {
+		addHintFlags(e, err)
 		hookenv.Warn(e.stderr, err.Error())
 	}
 	// Comments in an existing file are the user's: only the specs change.

@@ -55,6 +55,7 @@ wheels (PyTorch, JAX) keeps loading its own nvidia-* libraries.`,
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "leave out the line that says what it selected"},
 				&cli.BoolFlag{Name: "unset", Usage: "hand selection back to .cuda-version files and the global default"},
+				&cli.StringFlag{Name: "libraries", Usage: "`off` selects the toolkit for building only, leaving LD_LIBRARY_PATH to a framework's wheels; on undoes that", DefaultText: "on"},
 			},
 			SkipFlagParsing: true,
 			Action: func(c *cli.Context) error {

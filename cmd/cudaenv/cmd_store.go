@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -42,10 +43,14 @@ cuDNN's folder.`,
 		{
 			Name:      "uninstall",
 			Usage:     "remove an installed version (a linked one loses only its link)",
-			ArgsUsage: "VERSION | cudnn@VERSION",
+			ArgsUsage: "VERSION | LIBRARY@VERSION[-cudaMAJOR]",
+			Description: `Names as list and install print them: 12.4.1, cudnn@9.5.1.17,
+nccl@2.30.7-cuda13 (a library's build for one CUDA major; or
+nccl@2.30.7 --cuda-major 13). Libraries: cudnn, nccl, cusparselt,
+cutensor, cudss, nvshmem.`,
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "force", Usage: "remove it even if the current directory selects it"},
-				&cli.IntFlag{Name: "cuda-major", Usage: "for cuDNN: the CUDA major of the build to remove"},
+				&cli.IntFlag{Name: "cuda-major", Usage: "for a library (cuDNN, NCCL, …): the CUDA major of the build to remove"},
 				&cli.BoolFlag{Name: "system", Usage: "remove it from the system store (CUDAENV_SYSTEM_ROOT); for its admin"},
 			},
 			Action: func(c *cli.Context) error {
@@ -107,14 +112,44 @@ var (
 	humanBytes = query.HumanBytes
 )
 
-func uninstall(e *env, st *store.Store, arg string, force bool, cudaMajor int) error {
-	spec, err := version.ParseSpec(arg)
-	if err != nil || spec.Kind != version.Prefix {
-		return fmt.Errorf("uninstall: invalid version %q; name an installed version, e.g. 12.4.1 or cudnn@9.5.1.17", arg)
+// uninstallTarget reads what uninstall names: a CUDA version, or a
+// library's LIBRARY@VERSION, with its CUDA major as install prints it
+// (nccl@2.30.7-cuda13) or as list does ("nccl@2.30.7 (cuda13)"), or
+// from --cuda-major.
+func uninstallTarget(arg string, cudaMajor int) (version.Spec, store.Kind, int, error) {
+	bad := fmt.Errorf("uninstall: invalid version %q; name an installed version as cudaenv list shows it, e.g. 12.4.1, cudnn@9.5.1.17 or nccl@2.30.7-cuda13", arg)
+	text := arg
+	// "nccl@2.30.7 (cuda13)", copied from list.
+	if v, paren, ok := strings.Cut(text, " ("); ok && strings.HasSuffix(paren, ")") {
+		text = v + "-" + strings.TrimSuffix(paren, ")")
 	}
-	kind := store.CUDA
-	if spec.Tool == version.Cudnn {
-		kind = store.Cudnn
+	major := 0
+	if name, body, ok := strings.Cut(text, "@"); ok {
+		if v, m, ok := strings.Cut(body, "-cuda"); ok {
+			n, err := strconv.Atoi(m)
+			if err != nil || n <= 0 || strconv.Itoa(n) != m {
+				return version.Spec{}, "", 0, bad
+			}
+			major, text = n, name+"@"+v
+		}
+	}
+	spec, err := version.ParseSpec(text)
+	if err != nil || spec.Kind != version.Prefix {
+		return version.Spec{}, "", 0, bad
+	}
+	if major != 0 && cudaMajor != 0 && major != cudaMajor {
+		return version.Spec{}, "", 0, fmt.Errorf("uninstall: %s names CUDA %d and --cuda-major %d; give one", arg, major, cudaMajor)
+	}
+	if major == 0 {
+		major = cudaMajor
+	}
+	return spec, store.KindOf(spec.Tool), major, nil
+}
+
+func uninstall(e *env, st *store.Store, arg string, force bool, cudaMajor int) error {
+	spec, kind, cudaMajor, err := uninstallTarget(arg, cudaMajor)
+	if err != nil {
+		return err
 	}
 	// Finish what interrupted installs and uninstalls left first, so that
 	// an uninstall killed after its rename is completed, not "not installed".
@@ -136,17 +171,22 @@ func uninstall(e *env, st *store.Store, arg string, force bool, cudaMajor int) e
 			fmt.Fprintf(e.stdout, "uninstalled %s (finished an uninstall that was interrupted; freed %s)\n", done, humanBytes(freed))
 			return nil
 		}
+		var others []string
+		for _, ent := range entries {
+			if spec.Match(ent.Version) {
+				others = append(others, uninstallName(ent))
+			}
+		}
+		if len(others) > 0 {
+			return fmt.Errorf("uninstall: %s is not installed; installed: %s", arg, strings.Join(others, ", "))
+		}
 		return fmt.Errorf("uninstall: %s is not installed; see: cudaenv list", arg)
 	case len(matches) > 1:
 		var names []string
 		for _, m := range matches {
-			names = append(names, m.Label())
+			names = append(names, uninstallName(m))
 		}
-		hint := "name one exactly"
-		if kind == store.Cudnn {
-			hint += " (and pick the build with --cuda-major)"
-		}
-		return fmt.Errorf("uninstall: %s matches %s; %s", arg, strings.Join(names, ", "), hint)
+		return fmt.Errorf("uninstall: %s matches %s; name one, e.g. cudaenv uninstall %s", arg, strings.Join(names, ", "), names[len(names)-1])
 	}
 	target := matches[0]
 	if target.System {
@@ -154,8 +194,8 @@ func uninstall(e *env, st *store.Store, arg string, force bool, cudaMajor int) e
 	}
 	if !force {
 		if r, err := resolveHere(e); err == nil {
-			for _, a := range []*store.Entry{r.CUDA, r.Cudnn} {
-				if a != nil && a.Dir == target.Dir {
+			for _, a := range r.Entries() {
+				if a.Dir == target.Dir {
 					return fmt.Errorf("uninstall: %s is selected here (set by %s); select another version first, or pass --force", target.Label(), r.Selection.Source)
 				}
 			}
@@ -201,11 +241,20 @@ func finishedUninstall(st *store.Store, kind store.Kind, spec version.Spec, cuda
 		}
 		if name == "" {
 			name = l.Name
-			if kind == store.Cudnn {
-				name = fmt.Sprintf("cudnn@%s (cuda%d)", v, major)
+			if kind.Library() {
+				name = fmt.Sprintf("%s@%s (cuda%d)", kind, v, major)
 			}
 		}
 		freed += l.Bytes
 	}
 	return name, freed
+}
+
+// uninstallName is how uninstall takes e exactly: 12.4.1, or
+// nccl@2.30.7-cuda13 for a library's build for one CUDA major.
+func uninstallName(e store.Entry) string {
+	if e.Kind.Library() {
+		return fmt.Sprintf("%s@%s-cuda%d", e.Kind, e.Version, e.CUDAMajor)
+	}
+	return e.Version.String()
 }

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cudaenv/cudaenv/fetch/fetchtest"
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 // TestAKilledInstallLeavesNoVersion kills `cudaenv install` while its
@@ -65,18 +65,11 @@ func TestAKilledInstallLeavesNoVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Wait until cudart's files are in the staging tree.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	t.Cleanup(func() { cmd.Process.Kill() })
+	testwait.Until(t, "the staging tree's cuda_runtime.h", func() bool {
 		matches, _ := filepath.Glob(filepath.Join(root, "cuda", ".stage-12.4.1-*", "include", "cuda_runtime.h"))
-		if len(matches) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the staging tree never filled")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return len(matches) > 0
+	})
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 

@@ -47,6 +47,11 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CUDAENV_CACHE_DIR", filepath.Join(base, "cache"))
 			env.Setenv("HOME", filepath.Join(base, "home"))
 			env.Setenv("MANIFESTS", fetchtest.FindManifests())
+			fixtures, err := filepath.Abs(filepath.Join("..", "..", "internal", "cudabin", "testdata"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("INSPECT_FIXTURES", fixtures) // nvcc-built ELF files (internal/cudabin/testdata/build.sh)
 			// No test reaches the public index: pypi-index points this
 			// at a local one.
 			env.Setenv("CUDAENV_PYPI_INDEX", "http://127.0.0.1:9/simple/")
@@ -78,6 +83,9 @@ func cmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, arg
 		m[k] = v
 	}
 	for k, v := range systemCmds() {
+		m[k] = v
+	}
+	for k, v := range imageCmds() {
 		m[k] = v
 	}
 	return m

@@ -4,7 +4,6 @@ package pypi
 // credentials in the index URL.
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 func TestSilentAndSlowIndexesTimeOutAndSayWhatIsRetried(t *testing.T) {
@@ -53,13 +53,9 @@ func TestSilentAndSlowIndexesTimeOutAndSayWhatIsRetried(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(t.Context(), 8*time.Second)
-			defer cancel()
-			start := time.Now()
-			_, err = ix.Project(ctx, "nvidia-cuda-nvcc-cu12")
-			if d := time.Since(start); d > 4*time.Second {
-				t.Errorf("gave up after %v", d.Round(time.Millisecond))
-			}
+			// The index's own deadlines must fire: the test's only ends a
+			// hang, and its error is no TimeoutError.
+			_, err = ix.Project(testwait.Context(t), "nvidia-cuda-nvcc-cu12")
 			var te *fetch.TimeoutError
 			if !errors.As(err, &te) || !fetch.Unreachable(err) {
 				t.Errorf("want a timeout that counts as unreachable, got %v", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 // A project page that stalls after its headers is retried as WithRetries
@@ -29,7 +30,7 @@ func TestAProjectPageThatStallsAfterItsHeadersIsGivenUpOn(t *testing.T) {
 		w.(http.Flusher).Flush()
 		select {
 		case <-r.Context().Done():
-		case <-time.After(10 * time.Second):
+		case <-testwait.After(t):
 		}
 	}))
 	defer srv.Close()
@@ -77,7 +78,7 @@ func TestProjectPagesSharingABudgetStallNoLongerTogetherThanIt(t *testing.T) {
 		w.(http.Flusher).Flush()
 		select {
 		case <-r.Context().Done():
-		case <-time.After(10 * time.Second):
+		case <-testwait.After(t):
 		}
 	}))
 	defer srv.Close()

@@ -55,6 +55,10 @@ type NotInstalledError struct {
 	// InstallFlags follow the printed install command, " --source pypi"
 	// where this machine installs from PyPI (the CLI knows; "" for none).
 	InstallFlags string
+	// NoRelease, when set, replaces the install command: the spec names
+	// no release there is (the CLI knows which exist), so it says that
+	// and what there is instead, never a command that cannot work.
+	NoRelease string
 }
 
 func (e *NotInstalledError) Error() string {
@@ -80,6 +84,9 @@ func (e *NotInstalledError) Error() string {
 	if e.Spec.Tool.Library() && e.CUDAMajor > 0 {
 		// Without it, install takes the CUDA major of the shell's selection.
 		flags = fmt.Sprintf(" --cuda-major %d", e.CUDAMajor) + flags
+	}
+	if e.NoRelease != "" {
+		return fmt.Sprintf("%s%s is not installed; %s; %s", what, from, have, e.NoRelease)
 	}
 	return fmt.Sprintf("%s%s is not installed; %s; run: cudaenv install %s%s", what, from, have, e.Spec, flags)
 }

@@ -30,7 +30,9 @@ var reCompilerName = sync.OnceValue(func() *regexp.Regexp {
 // gcc, g++, clang, clang++ and versioned variant (g++-13) on PATH. The
 // active one is NVCC_CCBIN's, else CUDAHOSTCXX's, else the g++ nvcc finds
 // on PATH, else gcc. Versions come from `-dumpfullversion -dumpversion`
-// (gcc) or `-dumpversion` (clang).
+// (gcc) or `-dumpversion` (clang), asked once per program: g++, g++-12,
+// x86_64-linux-gnu-g++-12 and /bin/g++ (where /bin is /usr/bin) are most
+// often one file, asked of all at once.
 func (h Host) Compilers(ctx context.Context) []Compiler {
 	var out []Compiler
 	seen := map[string]bool{}
@@ -39,9 +41,7 @@ func (h Host) Compilers(ctx context.Context) []Compiler {
 			return
 		}
 		seen[path] = true
-		c := Compiler{Kind: compilerKind(path), Path: path, Via: via}
-		c.Version = h.compilerVersion(ctx, c)
-		out = append(out, c)
+		out = append(out, Compiler{Kind: compilerKind(path), Path: path, Via: via})
 	}
 	for _, env := range []string{"NVCC_CCBIN", "CUDAHOSTCXX"} {
 		add(h.resolveCompiler(h.Env[env]), env)
@@ -85,7 +85,34 @@ func (h Host) Compilers(ctx context.Context) []Compiler {
 	if active >= 0 {
 		out[active].Active = true
 	}
+	h.compilerVersions(ctx, out)
 	return out
+}
+
+// compilerVersions asks each distinct program (by the file its path
+// resolves to, and its kind) its version, all at once, and gives every
+// compiler its program's answer.
+func (h Host) compilerVersions(ctx context.Context, cs []Compiler) {
+	type program struct{ file, kind string }
+	first := map[program]int{} // the compiler asked for each program
+	of := make([]int, len(cs))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		p := program{c.Path, c.Kind}
+		if f, err := filepath.EvalSymlinks(h.file(c.Path)); err == nil {
+			p.file = f
+		}
+		j, asked := first[p]
+		if !asked {
+			j, first[p] = i, i
+			wg.Go(func() { cs[i].Version = h.compilerVersion(ctx, cs[i]) })
+		}
+		of[i] = j
+	}
+	wg.Wait()
+	for i, j := range of {
+		cs[i].Version = cs[j].Version
+	}
 }
 
 // resolveCompiler turns an NVCC_CCBIN-style value into a compiler path.

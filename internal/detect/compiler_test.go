@@ -2,6 +2,8 @@ package detect
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -84,5 +86,36 @@ func TestCompilerWithoutRunnerHasNoVersion(t *testing.T) {
 	got := h.Compilers(context.Background())
 	if len(got) != 1 || got[0].Version != "" || !got[0].Active {
 		t.Errorf("Compilers() = %+v", got)
+	}
+}
+
+// Names of one program (g++ and its versioned link, /bin as a link to
+// /usr/bin) are each listed, but the program is asked its version once
+// (issue #36: 16 runs of the same two compilers made doctor slow).
+func TestCompilersAskEachProgramOnce(t *testing.T) {
+	root := t.TempDir()
+	usr := filepath.Join(root, "usr", "bin")
+	os.MkdirAll(usr, 0o755)
+	os.WriteFile(filepath.Join(usr, "g++-12"), nil, 0o755)
+	os.WriteFile(filepath.Join(usr, "gcc-12"), nil, 0o755)
+	os.Symlink("g++-12", filepath.Join(usr, "g++"))
+	os.Symlink("gcc-12", filepath.Join(usr, "gcc"))
+	os.Symlink(filepath.Join("usr", "bin"), filepath.Join(root, "bin"))
+	f := &fakeRunner{answers: map[string]result{
+		"/usr/bin/g++ -dumpfullversion -dumpversion": {out: "12.2.0\n"},
+		"/usr/bin/gcc -dumpfullversion -dumpversion": {out: "12.2.0\n"},
+	}}
+	h := Host{Root: root, Env: map[string]string{"PATH": "/usr/bin:/bin"}, Run: f.run}
+	got := h.Compilers(context.Background())
+	if len(got) != 8 {
+		t.Fatalf("listed %+v; want the 4 names in each of 2 folders", got)
+	}
+	for _, c := range got {
+		if c.Version != "12.2.0" {
+			t.Errorf("%s: version %q", c.Path, c.Version)
+		}
+	}
+	if len(f.ran) != 2 {
+		t.Errorf("ran %q; want each program asked once", f.ran)
 	}
 }

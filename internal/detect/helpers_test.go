@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -16,15 +17,19 @@ type result struct {
 }
 
 // fakeRunner answers commands from a table keyed by "name arg1 arg2 ...",
-// and records what was run. Unknown commands fail as "not found".
+// and records what was run. Unknown commands fail as "not found". It may
+// be called from several goroutines at once, as a Runner is.
 type fakeRunner struct {
 	answers map[string]result
+	mu      sync.Mutex
 	ran     []string
 }
 
 func (f *fakeRunner) run(_ context.Context, name string, args ...string) ([]byte, error) {
 	key := strings.Join(append([]string{name}, args...), " ")
+	f.mu.Lock()
 	f.ran = append(f.ran, key)
+	f.mu.Unlock()
 	r, ok := f.answers[key]
 	if !ok {
 		return nil, errors.New("exec: " + name + ": not found")

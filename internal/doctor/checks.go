@@ -516,6 +516,10 @@ func checkPath(in Inputs) Check {
 		default:
 			c.Message = fmt.Sprintf("CUDA %s is libraries only; nothing on LD_LIBRARY_PATH shadows its libraries", tk.Version)
 		}
+		if msg, hint := shimsOnly(in); msg != "" {
+			c.Message += "; " + msg
+			c.Hint = hint
+		}
 		return c
 	}
 	var msgs, hints []string

@@ -24,3 +24,27 @@ func shimCUDAHome(in Inputs) (msg, hint string) {
 	hint = "for Python builds, activate with the shell hook (cudaenv init) or run them with cudaenv exec -- COMMAND, which set CUDA_HOME"
 	return msg, hint
 }
+
+// shimsOnly says, when PATH reaches the toolkit through cudaenv's shims
+// alone (the first nvcc is a shim, and none of the selection's library
+// folders is on LD_LIBRARY_PATH: no hook, no cudaenv exec), that what
+// nvcc builds does not find CUDA's libraries when run: a shim sets
+// LD_LIBRARY_PATH for the toolkit's own command only, and nvcc links
+// without an rpath. The first thing an IDE's Run button or a make test
+// target hits (libcublas.so.13: cannot open shared object file).
+func shimsOnly(in Inputs) (msg, hint string) {
+	if in.goos() == "windows" || in.ShimsDir == "" || len(in.NVCCOnPath) == 0 || len(in.Toolkit.LibDirs) == 0 {
+		return "", ""
+	}
+	if filepath.Clean(filepath.Dir(in.NVCCOnPath[0])) != filepath.Clean(in.ShimsDir) {
+		return "", ""
+	}
+	for _, d := range in.Toolkit.LibDirs {
+		if contains(in.LDLibraryPath, d) {
+			return "", ""
+		}
+	}
+	msg = "only the shims are on PATH: programs built with this nvcc do not find CUDA's libraries (libcudart, libcublas) when run, since LD_LIBRARY_PATH lacks them"
+	hint = fmt.Sprintf("run what you build with cudaenv exec ./PROGRAM (or cudaenv exec -- make test), activate with the shell hook (cudaenv init), or link with an rpath into the store: nvcc ... -Xlinker -rpath=%s", in.Toolkit.LibDirs[0])
+	return msg, hint
+}

@@ -36,3 +36,35 @@ func TestEnvWarnsWhenToolsWouldTakeCUDAHomeFromAShim(t *testing.T) {
 		})
 	}
 }
+
+func TestPathSaysHowToRunWhatIsBuiltWhenOnlyTheShimsAreOnPath(t *testing.T) {
+	shims := "/home/me/.local/share/cudaenv/shims"
+	lib := "/home/me/.local/share/cudaenv/cuda/12.4.1/lib64"
+	cases := []struct {
+		name string
+		goos string
+		nvcc []string
+		ld   []string
+		says bool
+	}{
+		{"the shim first and no library folder on LD_LIBRARY_PATH says it", "linux", []string{shims + "/nvcc"}, []string{"/opt/x/lib"}, true},
+		{"the library folder on LD_LIBRARY_PATH (the hook, exec) is fine", "linux", []string{shims + "/nvcc"}, []string{lib}, false},
+		{"the toolkit's own nvcc first is fine", "linux", []string{"/home/me/.local/share/cudaenv/cuda/12.4.1/bin/nvcc", shims + "/nvcc"}, nil, false},
+		{"Windows finds DLLs on PATH", "windows", []string{shims + "/nvcc"}, nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Inputs{GOOS: tc.goos, NVCCOnPath: tc.nvcc, LDLibraryPath: tc.ld, ShimsDir: shims,
+				OwnBinDirs: []string{shims, "/home/me/.local/share/cudaenv/cuda/12.4.1/bin"},
+				Toolkit:    Toolkit{Version: "12.4.1", Dir: "/home/me/.local/share/cudaenv/cuda/12.4.1", Installed: true, LibDirs: []string{lib}}}
+			in.Toolkit.Facts.NVCC = "/home/me/.local/share/cudaenv/cuda/12.4.1/bin/nvcc"
+			c := checkPath(in)
+			if got := strings.Contains(c.Message, "only the shims are on PATH"); got != tc.says || c.Status != OK {
+				t.Fatalf("status %s, message %q", c.Status, c.Message)
+			}
+			if tc.says && (!strings.Contains(c.Hint, "cudaenv exec ./PROGRAM") || !strings.HasSuffix(c.Hint, "-rpath="+lib)) {
+				t.Errorf("hint %q", c.Hint)
+			}
+		})
+	}
+}

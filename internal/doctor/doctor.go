@@ -99,6 +99,9 @@ type Toolkit struct {
 	// Facts is what detect.Host.Toolkit found in Dir: missing files, the
 	// version the files state, host compiler limits, target architectures.
 	Facts detect.Toolkit
+	// LibDirs are the folders activating the selection puts on
+	// LD_LIBRARY_PATH, the toolkit's first.
+	LibDirs []string
 }
 
 // Cudnn is the selected cuDNN.

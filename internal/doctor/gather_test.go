@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cudaenv/cudaenv/internal/detect"
@@ -92,5 +94,60 @@ func TestGatherFeedsRun(t *testing.T) {
 		if got[id] != s {
 			t.Errorf("%s = %s, want %s", id, got[id], s)
 		}
+	}
+}
+
+// Python is asked (the python3 on PATH, for PyTorch) only when a
+// virtualenv or conda environment is active: otherwise python3 is often a
+// pyenv or conda shim that costs half a second on a busy machine (issue
+// #36), for a Python the user may not mean. The torch check then says so.
+func TestGatherAsksPythonOnlyInAVirtualOrCondaEnvironment(t *testing.T) {
+	root := t.TempDir()
+	site := "/home/u/proj/.venv/lib/python3.12/site-packages"
+	for name, body := range map[string]string{
+		"/home/u/proj/.venv/bin/python3": "",
+		site + "/torch/version.py":       "__version__ = '2.5.1+cu124'\ncuda = '12.4'\n",
+	} {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		asked bool
+	}{
+		{"no environment active", map[string]string{}, false},
+		{"a virtualenv", map[string]string{"VIRTUAL_ENV": "/home/u/proj/.venv"}, true},
+		{"a conda environment", map[string]string{"CONDA_PREFIX": "/home/u/proj/.venv"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var ran []string
+			run := func(_ context.Context, name string, args ...string) ([]byte, error) {
+				mu.Lock()
+				ran = append(ran, name)
+				mu.Unlock()
+				if strings.HasSuffix(name, "/python3") {
+					return []byte(site + "\n#python 3.12\n"), nil
+				}
+				return nil, errors.New("not found")
+			}
+			tc.env["PATH"] = "/home/u/proj/.venv/bin"
+			in := Gather(context.Background(), detect.Host{Root: root, Run: run, GOOS: "linux", Env: tc.env}, Selection{})
+			asked := slices.Contains(ran, "/home/u/proj/.venv/bin/python3")
+			if asked != tc.asked || (in.Torch != nil) != tc.asked {
+				t.Fatalf("python asked: %v, torch %+v; want asked %v", asked, in.Torch, tc.asked)
+			}
+			c := checkTorch(in)
+			if !tc.asked && (c.Status != Skip || c.Message != "no PyTorch in the active Python (no virtualenv or conda environment is active; doctor asks Python only in one: activate it, or run doctor with uv run)") {
+				t.Errorf("torch check: %s %q", c.Status, c.Message)
+			}
+			if tc.asked && in.Torch.Version != "2.5.1+cu124" {
+				t.Errorf("torch %+v", in.Torch)
+			}
+		})
 	}
 }

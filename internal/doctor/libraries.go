@@ -55,6 +55,10 @@ type Libraries struct {
 	// Shadows is filled by GatherLibraries: each wheel library a folder
 	// on LD_LIBRARY_PATH holds too, the first such folder.
 	Shadows []Shadow
+	// Frameworks are the installed frameworks as cudaenv inspect read
+	// them: what importing each loads. When one was read, the check
+	// judges what the loader would pick, not which folder has a copy.
+	Frameworks []Framework
 }
 
 // Shadow is a wheel's library that a folder on LD_LIBRARY_PATH also has,
@@ -152,6 +156,9 @@ func CheckLibraries(in Libraries) Check {
 		c.Status, c.Message = Skip, in.ReadErr
 		return c
 	}
+	if c, ok := checkImports(in); ok {
+		return c
+	}
 	if in.Python == "" {
 		c.Status, c.Message = Skip, "no Python environment (VIRTUAL_ENV, CONDA_PREFIX, or site-packages of a python3 on PATH)"
 		return c
@@ -181,13 +188,13 @@ func CheckLibraries(in Libraries) Check {
 		c.Hint = librariesHint(in, unknown[0], fw)
 	case in.NoLibraries:
 		c.Status = OK
-		c.Message = fmt.Sprintf("libraries=off: LD_LIBRARY_PATH is left to %s's nvidia-* wheels (%d libraries)", fw, len(in.Wheels))
+		c.Message = fmt.Sprintf("libraries=off: LD_LIBRARY_PATH is left to %s's nvidia-* wheels (%s)", fw, libraryCount(len(in.Wheels)))
 	case len(in.Shadows) > 0:
 		c.Status = OK
 		c.Message = fmt.Sprintf("LD_LIBRARY_PATH's copies of %d of %s's wheel libraries are as new as the wheels'", len(in.Shadows), fw)
 	default:
 		c.Status = OK
-		c.Message = fmt.Sprintf("nothing on LD_LIBRARY_PATH shadows %s's nvidia-* wheels (%d libraries)", fw, len(in.Wheels))
+		c.Message = fmt.Sprintf("nothing on LD_LIBRARY_PATH shadows %s's nvidia-* wheels (%s)", fw, libraryCount(len(in.Wheels)))
 	}
 	return c
 }
@@ -253,6 +260,11 @@ func librariesHint(in Libraries, s Shadow, fw string) string {
 	if in.Selected == "" {
 		off = "cudaenv use --libraries=off VERSION"
 	}
+	if sel, _, _ := strings.Cut(in.Selected, " "); sel != "" && (sel == want || strings.HasPrefix(sel, want+".")) {
+		// The release line wanted is the one selected: selecting it again
+		// changes nothing.
+		return fmt.Sprintf("leave the libraries to %s and use the toolkit for building only (%s; `cudaenv local --libraries=off` writes it to .cuda-version)", fw, off)
+	}
 	built := "the CUDA " + fw + " was built with"
 	if fw == noFramework {
 		built = "the CUDA the wheels come from"
@@ -305,4 +317,12 @@ func LibrariesWarning(h detect.Host, sites []string, dirs []LibDir) string {
 		}
 	}
 	return ""
+}
+
+// libraryCount is "1 library" or "N libraries".
+func libraryCount(n int) string {
+	if n == 1 {
+		return "1 library"
+	}
+	return fmt.Sprintf("%d libraries", n)
 }

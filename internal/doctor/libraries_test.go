@@ -35,7 +35,7 @@ func TestCheckLibrariesJudgesWhatLoadsFirst(t *testing.T) {
 			status: Fail, msg: "loads /usr/local/cuda-12.1/lib64's libnvJitLink.so.12", hint: "take /usr/local/cuda-12.1/lib64 off LD_LIBRARY_PATH"},
 		{desc: "libraries=off passes",
 			in:     Libraries{Python: "/v", Wheels: []detect.WheelLib{jit}, NoLibraries: true},
-			status: OK, msg: "libraries=off: LD_LIBRARY_PATH is left to torch's nvidia-* wheels (1 libraries)"},
+			status: OK, msg: "libraries=off: LD_LIBRARY_PATH is left to torch's nvidia-* wheels (1 library)"},
 		{desc: "no shared sonames pass",
 			in:     Libraries{Python: "/v", Wheels: []detect.WheelLib{cudnn}},
 			status: OK, msg: "nothing on LD_LIBRARY_PATH shadows the environment's nvidia-* wheels"},

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 )
 
 func sh(t *testing.T, label, script string) Run {
@@ -57,18 +57,36 @@ func TestAParallelRunsOutputIsNotInterleaved(t *testing.T) {
 	}
 }
 
+// The interrupt comes once the first run has said it started; that run,
+// left alone, would end well (exit 0).
 func TestCancellingStopsTheRunningOneAndStartsNoMore(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(200*time.Millisecond, cancel)
-	start := time.Now()
-	res := All(ctx, []Run{sh(t, "a", "sleep 20"), sh(t, "b", "true")}, Options{Jobs: 1, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}})
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("took %v to stop", took)
-	}
+	defer cancel()
+	started := &watchWriter{seen: "started", fire: cancel}
+	res := All(ctx, []Run{sh(t, "a", "echo started; sleep 120"), sh(t, "b", "true")}, Options{Jobs: 1, Stdout: started, Stderr: &bytes.Buffer{}})
 	if !res[0].Started || res[0].Code == 0 {
 		t.Errorf("interrupted run: %+v", res[0])
 	}
 	if res[1].Started {
 		t.Errorf("a run started after the interrupt: %+v", res[1])
 	}
+}
+
+// watchWriter runs fire once what it was written holds seen.
+type watchWriter struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	seen string
+	fire func()
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, _ := w.b.Write(p)
+	if w.fire != nil && strings.Contains(w.b.String(), w.seen) {
+		w.fire()
+		w.fire = nil
+	}
+	return n, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 // WouldInstall: a dry run planned one version. Nothing was fetched but
@@ -20,9 +21,17 @@ type WouldInstall struct {
 	Files   int
 	Bytes   int64
 	Entries []WouldFile // sorted by component
-	// Installed: the store already has the entry (Apply would leave it,
-	// or add only components asked for by name).
+	// Installed: the store already has the entry; Have is it. A real run
+	// (Apply) leaves it as it is, unless Reinstall (--force) or Adds.
 	Installed bool
+	Have      store.Entry
+	// Missing are the planned components the installed entry lacks, and
+	// MissingBytes their size: a real run adds them when Adds (the
+	// profile or components were named), else only says how to.
+	Missing      []string
+	MissingBytes int64
+	Adds         bool
+	Reinstall    bool
 }
 
 // WouldFile is one archive or wheel a dry run would fetch.
@@ -52,7 +61,23 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		}
 		slices.SortFunc(ev.Entries, func(a, b WouldFile) int { return cmp.Compare(a.Component, b.Component) })
 		if have, ok := in.opts.Store.Get(pl.Kind, pl.Name); ok && have.Err == nil {
-			ev.Installed = true
+			// As Apply would take it.
+			ev.Installed, ev.Have = true, have
+			ev.Reinstall = req.Force && !have.Linked()
+			if !ev.Reinstall && !have.Linked() {
+				ev.Missing = missingComponents(have, pl.Artifacts)
+				ev.Adds = len(ev.Missing) > 0 && pl.Explicit && !have.System
+				var adds []WouldFile
+				for _, f := range ev.Entries {
+					if slices.Contains(ev.Missing, f.Component) {
+						ev.MissingBytes += f.Size
+						adds = append(adds, f)
+					}
+				}
+				if ev.Adds {
+					ev.Entries, ev.Files, ev.Bytes = adds, len(adds), ev.MissingBytes
+				}
+			}
 		}
 		in.event(ev)
 	}

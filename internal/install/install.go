@@ -68,6 +68,34 @@ type Installer struct {
 	opts     Options
 	client   *fetch.Client
 	fellBack bool // FallbackToPyPI was reported
+	// said keeps the warnings already given in this command, shared by
+	// the copies the pipeline plans with: a wheel skipped is said once
+	// however many plans (releases tried, --for's targets) meet it.
+	said *saidOnce
+}
+
+// saidOnce is a set of warnings given, safe for the pipeline's jobs.
+type saidOnce struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// first reports whether key is new, and marks it said; a nil set says
+// everything is new.
+func (s *saidOnce) first(key string) bool {
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen[key] {
+		return false
+	}
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	s.seen[key] = true
+	return true
 }
 
 // New checks the options (the mirror's scheme) and returns an Installer.
@@ -75,7 +103,7 @@ func New(o Options) (*Installer, error) {
 	if err := checkMirror(o.Mirror); err != nil {
 		return nil, err
 	}
-	return &Installer{opts: o, client: &fetch.Client{
+	return &Installer{opts: o, said: &saidOnce{}, client: &fetch.Client{
 		Base:     strings.TrimRight(o.Mirror, "/"),
 		CacheDir: o.CacheDir,
 		Offline:  o.Offline,
@@ -473,20 +501,27 @@ func (in *Installer) Specs(ctx context.Context, req Request) ([]version.Spec, er
 		}
 		return sel.AsWritten(), nil
 	}
-	specs, err := resolve.Parse("install", []byte(strings.Join(req.Args, " ")))
+	specs, _, err := parseArgs("install", req.Args, "install: system is not installable; name a version, e.g. cudaenv install 12.4")
+	return specs, err
+}
+
+// parseArgs reads versions as a command's arguments give them, and the
+// settings beside them (libraries=off); system is refused with noSystem.
+func parseArgs(cmd string, args []string, noSystem string) ([]version.Spec, resolve.Options, error) {
+	specs, opts, err := resolve.ParseOptions(cmd, []byte(strings.Join(args, " ")))
 	if err != nil {
 		var se *resolve.SyntaxError
 		if errors.As(err, &se) {
 			se.Line = 0
 		}
-		return nil, err
+		return nil, resolve.Options{}, err
 	}
 	for _, sp := range specs {
 		if sp.Kind == version.System {
-			return nil, errors.New("install: system is not installable; name a version, e.g. cudaenv install 12.4")
+			return nil, resolve.Options{}, errors.New(noSystem)
 		}
 	}
-	return specs, nil
+	return specs, opts, nil
 }
 
 // pypiIndex opens Options.PyPIIndex, or the public index.

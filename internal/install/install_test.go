@@ -406,7 +406,7 @@ func TestAutoFallsBackToPyPIWhenNVIDIAIsUnreachable(t *testing.T) {
 	// The nvidia source says where to turn instead: the PyPI index answers,
 	// so how to make it the default.
 	_, err = in.Plan(context.Background(), spec(t, "13.0"), Target{Source: "nvidia", Platform: "linux-x86_64", Profile: "minimal"})
-	if err == nil || !strings.HasSuffix(err.Error(), "; the PyPI index can be reached: add --source pypi, or make PyPI the default with source = pypi in cudaenv's settings file or CUDAENV_SOURCE=pypi") {
+	if err == nil || !strings.HasSuffix(err.Error(), "; the PyPI index can be reached: add --source pypi, or make PyPI the default: cudaenv config set source pypi (or CUDAENV_SOURCE=pypi)") {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -42,30 +42,9 @@ func (NotAsLocked) event() {}
 // each file checked against the lock's sha256.
 func (in *Installer) installLocked(ctx context.Context, req Request, versionFile string, specs []version.Spec, lockPath string, lk *lockfile.Lock, platform string) ([]Result, error) {
 	name := filepath.Base(lockPath)
-	if (req.Profile != "" && req.Profile != lk.Profile) || (len(req.Components) > 0 && !slices.Equal(sortedUnique(req.Components), lk.Components)) {
-		return nil, fmt.Errorf("install: %s decides the components (%s); change them with cudaenv lock --profile or --components", lockPath, lockChoice(lk))
-	}
-	var why []string
-	if a, b := specString(specs), specString(lk.Specs()); a != b {
-		why = append(why, fmt.Sprintf("%s asks for %s, the lock has %s", versionFile, a, b))
-	}
-	if !lk.HasPlatform(platform) {
-		why = append(why, fmt.Sprintf("the lock has no files for %s", platform))
-	}
-	if len(why) > 0 {
-		reason := strings.Join(why, "; ")
-		if req.Locked {
-			return nil, fmt.Errorf("install --locked: %s is out of date: %s; run cudaenv lock and commit %s", lockPath, reason, name)
-		}
-		nl, err := in.relock(ctx, specs, lk, relockOpts{platforms: []string{platform}, defaultSource: req.Source})
-		if err != nil {
-			return nil, err
-		}
-		if _, err := writeLock(lockPath, nl); err != nil {
-			return nil, err
-		}
-		in.event(LockUpdated{Path: lockPath, Reason: reason})
-		lk = nl
+	lk, err := in.currentLock(ctx, "install", lockChecks{profile: req.Profile, components: req.Components, locked: req.Locked, source: req.Source}, versionFile, specs, lockPath, lk, []string{platform})
+	if err != nil {
+		return nil, err
 	}
 
 	if err := in.checkLockedWheels(ctx, lk, platform, name); err != nil {
@@ -82,6 +61,52 @@ func (in *Installer) installLocked(ctx context.Context, req Request, versionFile
 		}
 	}
 	return pp.wait()
+}
+
+// lockChecks are what a command asks of a lock: the components typed
+// (the lock decides them), whether it must match (--locked), and the
+// source for products a rewritten lock adds.
+type lockChecks struct {
+	profile    string
+	components []string
+	locked     bool
+	source     string
+}
+
+// currentLock is the lock to work from: lk when it lists what versionFile
+// selects for every platform; otherwise, unless c.locked refuses it, the
+// lock written again (keeping every release that still matches) and
+// reported as LockUpdated. cmd names the command in errors.
+func (in *Installer) currentLock(ctx context.Context, cmd string, c lockChecks, versionFile string, specs []version.Spec, lockPath string, lk *lockfile.Lock, platforms []string) (*lockfile.Lock, error) {
+	name := filepath.Base(lockPath)
+	if (c.profile != "" && c.profile != lk.Profile) || (len(c.components) > 0 && !slices.Equal(sortedUnique(c.components), lk.Components)) {
+		return nil, fmt.Errorf("%s: %s decides the components (%s); change them with cudaenv lock --profile or --components", cmd, lockPath, lockChoice(lk))
+	}
+	var why []string
+	if a, b := specString(specs), specString(lk.Specs()); a != b {
+		why = append(why, fmt.Sprintf("%s asks for %s, the lock has %s", versionFile, a, b))
+	}
+	for _, platform := range platforms {
+		if !lk.HasPlatform(platform) {
+			why = append(why, fmt.Sprintf("the lock has no files for %s", platform))
+		}
+	}
+	if len(why) == 0 {
+		return lk, nil
+	}
+	reason := strings.Join(why, "; ")
+	if c.locked {
+		return nil, fmt.Errorf("%s --locked: %s is out of date: %s; run cudaenv lock and commit %s", cmd, lockPath, reason, name)
+	}
+	nl, err := in.relock(ctx, specs, lk, relockOpts{platforms: platforms, defaultSource: c.source})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := writeLock(lockPath, nl); err != nil {
+		return nil, err
+	}
+	in.event(LockUpdated{Path: lockPath, Reason: reason})
+	return nl, nil
 }
 
 func lockChoice(lk *lockfile.Lock) string {

@@ -204,7 +204,10 @@ func (s *outSlot) do(f func()) {
 }
 
 // add is do for a Progress.Add: held ones are summed, so a bar that
-// appears later starts where the download has got to.
+// appears later starts where the download has got to. They reach it as
+// bytes already present (fetch.PhaseProgress's Cached, where the
+// Progress has it), not as bytes downloaded in the instant it appeared,
+// which would show a rate of terabytes a second.
 func (s *outSlot) add(op *orderedProgress, n int64) {
 	s.o.mu.Lock()
 	defer s.o.mu.Unlock()
@@ -213,12 +216,20 @@ func (s *outSlot) add(op *orderedProgress, n int64) {
 		return
 	}
 	v := &n
-	f := op.call(func(p Progress) { p.Add(*v) })
 	if s.idx == s.o.head {
-		f()
+		op.call(func(p Progress) { p.Add(*v) })()
 		return
 	}
-	s.held, s.lastAdd = append(s.held, f), v
+	s.held, s.lastAdd = append(s.held, op.call(func(p Progress) { present(p, *v) })), v
+}
+
+// present reports n bytes already present: Cached where p has it.
+func present(p Progress, n int64) {
+	if pp, ok := p.(interface{ Cached(int64) }); ok {
+		pp.Cached(n)
+	} else {
+		p.Add(n)
+	}
 }
 
 // close ends the slot; discard drops what it still holds. The next slots
@@ -294,13 +305,7 @@ func (op *orderedProgress) Finish() { op.to(func(p Progress) { p.Finish() }) }
 // Cached and Unpacking pass on fetch.PhaseProgress where the Progress
 // has it; Cached bytes are Added where it does not, as fetch does.
 func (op *orderedProgress) Cached(n int64) {
-	op.to(func(p Progress) {
-		if pp, ok := p.(interface{ Cached(int64) }); ok {
-			pp.Cached(n)
-		} else {
-			p.Add(n)
-		}
-	})
+	op.to(func(p Progress) { present(p, n) })
 }
 
 func (op *orderedProgress) Unpacking(id string) {

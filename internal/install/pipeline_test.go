@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -18,16 +19,15 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/fetch/pypi/pypitest"
+	"github.com/cudaenv/cudaenv/internal/testwait"
 	"github.com/cudaenv/cudaenv/store"
 )
 
-// holdLimit is how long a test index holds a download open at most: a
-// regression fails the test after it instead of hanging.
-const holdLimit = 15 * time.Second
-
 // frontIndex serves ix through a proxy that runs hold for each wheel
 // download before passing it on; hold runs in the server's goroutine and
-// may block (within holdLimit, or until the client gives up).
+// may block (until the client gives up, or at most until the test's
+// deadline, testwait.Limit: a regression fails the test then instead of
+// hanging).
 func frontIndex(t *testing.T, ix *pypitest.Index, hold func(r *http.Request)) string {
 	t.Helper()
 	target, err := url.Parse(strings.TrimSuffix(ix.URL(), "/simple/"))
@@ -52,14 +52,17 @@ func isCudnnWheel(r *http.Request) bool {
 	return strings.HasPrefix(path.Base(r.URL.Path), "nvidia_cudnn")
 }
 
-// signal is a channel closed once.
+// signal is a channel closed once; waits for it end at the test's limit.
 type signal struct {
-	once sync.Once
-	c    chan struct{}
+	once  sync.Once
+	c     chan struct{}
+	limit time.Time
 }
 
-func newSignal() *signal { return &signal{c: make(chan struct{})} }
-func (s *signal) fire()  { s.once.Do(func() { close(s.c) }) }
+func newSignal(t *testing.T) *signal {
+	return &signal{c: make(chan struct{}), limit: testwait.Limit(t)}
+}
+func (s *signal) fire() { s.once.Do(func() { close(s.c) }) }
 func (s *signal) fired() bool {
 	select {
 	case <-s.c:
@@ -69,12 +72,24 @@ func (s *signal) fired() bool {
 	}
 }
 
-// wait blocks until s fires, the request is given up or holdLimit passes.
+// firedSoon reports whether s fires before the test's limit: the server
+// sees a client give up a request only after the client has moved on.
+func (s *signal) firedSoon() bool {
+	select {
+	case <-s.c:
+		return true
+	case <-time.After(time.Until(s.limit)):
+		return false
+	}
+}
+
+// wait blocks until s fires, the request is given up or the test's limit
+// passes.
 func (s *signal) wait(r *http.Request) {
 	select {
 	case <-s.c:
 	case <-r.Context().Done():
-	case <-time.After(holdLimit):
+	case <-time.After(time.Until(s.limit)):
 	}
 }
 
@@ -146,8 +161,8 @@ var cudaAndCudnn = Request{Args: []string{"12.4", "cudnn@9.5"}, Source: "pypi", 
 // it reports stays in the one-after-another order.
 func TestInstallFetchesCUDAAndCuDNNAtOnceAndReportsInOrder(t *testing.T) {
 	w := newWorld(t)
-	cudnnAsked, cudaHeld := newSignal(), newSignal()
-	overlapped := newSignal()
+	cudnnAsked, cudaHeld := newSignal(t), newSignal(t)
+	overlapped := newSignal(t)
 	url := frontIndex(t, pypitest.New(t), func(r *http.Request) {
 		if isCudnnWheel(r) {
 			cudnnAsked.fire()
@@ -169,7 +184,7 @@ func TestInstallFetchesCUDAAndCuDNNAtOnceAndReportsInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !overlapped.fired() {
-		t.Errorf("CUDA's wheel download was held %s and cuDNN's was not asked for meanwhile: the installs ran one after another", holdLimit)
+		t.Errorf("CUDA's wheel download was held until the test's deadline and cuDNN's was not asked for meanwhile: the installs ran one after another")
 	}
 	var labels []string
 	for _, r := range res {
@@ -223,7 +238,7 @@ func TestInstallFailureCancelsTheOtherProducts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
 			ix := pypitest.New(t, pypitest.WrongHash(tc.broken))
-			heldAsked, gaveUp := newSignal(), newSignal()
+			heldAsked, gaveUp := newSignal(t), newSignal(t)
 			brokenPrefix := strings.ReplaceAll(tc.broken, "-", "_") + "-"
 			url := frontIndex(t, ix, func(r *http.Request) {
 				if strings.HasPrefix(path.Base(r.URL.Path), brokenPrefix) {
@@ -236,7 +251,7 @@ func TestInstallFailureCancelsTheOtherProducts(t *testing.T) {
 					select {
 					case <-r.Context().Done():
 						gaveUp.fire()
-					case <-time.After(holdLimit):
+					case <-testwait.After(t):
 					}
 				}
 			})
@@ -249,7 +264,7 @@ func TestInstallFailureCancelsTheOtherProducts(t *testing.T) {
 			if len(res) != 0 {
 				t.Errorf("results %+v; want none", res)
 			}
-			if !gaveUp.fired() {
+			if !gaveUp.firedSoon() {
 				t.Error("the other product's download was not given up when the first failed")
 			}
 			for _, e := range []struct {
@@ -282,7 +297,7 @@ func TestInstallLibraryFailingAfterCUDALeavesCUDAInstalled(t *testing.T) {
 		if !isCudnnWheel(r) {
 			return
 		}
-		for deadline := time.Now().Add(holdLimit); time.Now().Before(deadline) && r.Context().Err() == nil; time.Sleep(5 * time.Millisecond) {
+		for limit := testwait.Limit(t); time.Now().Before(limit) && r.Context().Err() == nil; time.Sleep(5 * time.Millisecond) {
 			if _, ok := w.store.Get(store.CUDA, "12.4.1"); ok {
 				return
 			}
@@ -321,7 +336,7 @@ func TestInstallLockedFetchesCUDAAndCuDNNAtOnce(t *testing.T) {
 	if _, err := in.Lock(context.Background(), LockRequest{Here: Here{Dir: dir}, Source: "pypi", Components: []string{"cuda_cudart", "libcublas"}}); err != nil {
 		t.Fatal(err)
 	}
-	cudnnAsked, cudaHeld, overlapped := newSignal(), newSignal(), newSignal()
+	cudnnAsked, cudaHeld, overlapped := newSignal(t), newSignal(t), newSignal(t)
 	url := frontIndex(t, ix, func(r *http.Request) {
 		if isCudnnWheel(r) {
 			cudnnAsked.fire()
@@ -343,7 +358,7 @@ func TestInstallLockedFetchesCUDAAndCuDNNAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !overlapped.fired() {
-		t.Errorf("CUDA's wheel download was held %s and cuDNN's was not asked for meanwhile: the installs ran one after another", holdLimit)
+		t.Errorf("CUDA's wheel download was held until the test's deadline and cuDNN's was not asked for meanwhile: the installs ran one after another")
 	}
 	if len(res) != 2 || res[0].Label != "CUDA 12.4.1" || res[1].Label != "cuDNN 9.5.1.17-cuda12" {
 		t.Fatalf("results %+v", res)
@@ -353,5 +368,64 @@ func TestInstallLockedFetchesCUDAAndCuDNNAtOnce(t *testing.T) {
 	}
 	if got := log.text(); !strings.Contains(got, "CUDA 12.4.1: finish\nresult CUDA 12.4.1\ncuDNN 9.5.1.17-cuda12: start") || !strings.HasSuffix(got, "result cuDNN 9.5.1.17-cuda12") {
 		t.Errorf("reported:\n%s", got)
+	}
+}
+
+// phaseSink is a Progress with fetch.PhaseProgress's Cached: it writes
+// down what each call says.
+type phaseSink struct{ logSink }
+
+func (s *phaseSink) Add(n int64)    { s.l.add(fmt.Sprintf("%s: add %d", s.label, n)) }
+func (s *phaseSink) Cached(n int64) { s.l.add(fmt.Sprintf("%s: present %d", s.label, n)) }
+
+type phaseLog struct{ callLog }
+
+func (l *phaseLog) Progress(label string) Progress { return &phaseSink{logSink{&l.callLog, label}} }
+
+// Bytes a later install downloaded while an earlier one's bar was shown
+// reach its bar as already present when it appears, not as a download
+// made in that instant (issue #36: "665 GB/s"); what it downloads after
+// is a download.
+func TestHeldProgressReachesItsBarAsBytesAlreadyPresent(t *testing.T) {
+	log := &phaseLog{}
+	o := &ordered{rep: log}
+	first, second := o.slot(), o.slot()
+	p1, p2 := first.Progress("CUDA 13.0.3"), second.Progress("cuDNN 9.19.0.56-cuda13")
+	p1.Start(100, 1)
+	p2.Start(70, 1)
+	p2.Add(40)
+	p2.Add(30)
+	p1.Add(100)
+	p1.ComponentDone("cuda_nvcc")
+	p1.Finish()
+	first.close(false)
+	p2.Add(5)
+	want := "CUDA 13.0.3: start, 1 components\nCUDA 13.0.3: add 100\nCUDA 13.0.3: done\nCUDA 13.0.3: finish\n" +
+		"cuDNN 9.19.0.56-cuda13: start, 1 components\ncuDNN 9.19.0.56-cuda13: present 70\ncuDNN 9.19.0.56-cuda13: add 5"
+	if got := log.text(); got != want {
+		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A wheel skipped is said once a command, however many plans meet it: the
+// pipeline's jobs plan with copies of the Installer (issue #36: "skipping
+// libcufile" up to four times a run).
+func TestASkippedWheelIsSaidOnceACommand(t *testing.T) {
+	w := newWorld(t)
+	in := w.installer(t)
+	why := errors.New("no wheel for linux-sbsa")
+	for range 3 {
+		job := *in
+		job.reportSkipped(&Plan{skipped: []SkippedWheel{{Component: "libcufile", Reason: why}, {Component: "libcufile", Reason: why}}})
+	}
+	in.reportSkipped(&Plan{skipped: []SkippedWheel{{Component: "libnvjpeg", Reason: why}}})
+	var said []string
+	for _, e := range w.rec.events {
+		if s, ok := e.(SkippedWheel); ok {
+			said = append(said, s.Component)
+		}
+	}
+	if strings.Join(said, " ") != "libcufile libnvjpeg" {
+		t.Errorf("said %q; want each once", said)
 	}
 }

@@ -122,10 +122,10 @@ func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec,
 func (in *Installer) reportSkipped(pl *Plan) {
 	seen := map[string]bool{}
 	for _, sk := range pl.skipped {
-		if !seen[sk.Component] {
-			seen[sk.Component] = true
+		if !seen[sk.Component] && in.said.first(fmt.Sprintf("skipped %s: %v", sk.Component, sk.Reason)) {
 			in.event(sk)
 		}
+		seen[sk.Component] = true
 	}
 	pl.skipped = nil
 }

@@ -82,7 +82,7 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 	if err != nil {
 		return nil, fmt.Errorf("install %s --source pypi: %w", sp, err)
 	}
-	if !offer.Known || offer.Release.FromToolkit {
+	if (!offer.Known || offer.Release.FromToolkit) && in.said.first("unlisted "+offer.Name()) {
 		in.event(UnlistedRelease{Release: offer.Name(), Note: offer.Note()})
 	}
 	reqs, err := pypi.Plan(rel, t.Platform, psel)

@@ -104,13 +104,9 @@ func (in *Installer) pypiReachable(ctx context.Context) bool {
 // server says to do next.
 func (in *Installer) unreachableHint(ctx context.Context, err error) error {
 	if in.pypiReachable(ctx) {
-		file := in.opts.SettingsFile
-		if file == "" {
-			file = "cudaenv's settings file"
-		}
-		return fmt.Errorf("%w; the PyPI index can be reached: add --source pypi, or make PyPI the default with source = pypi in %s or CUDAENV_SOURCE=pypi", err, file)
+		return fmt.Errorf("%w; the PyPI index can be reached: add --source pypi, or make PyPI the default: cudaenv config set source pypi (or CUDAENV_SOURCE=pypi)", err)
 	}
-	return fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
+	return fmt.Errorf("%w; check the network, use a mirror (cudaenv config set mirror URL), or try --source pypi", err)
 }
 
 // installedChoice is the profile or the components a new lock of specs

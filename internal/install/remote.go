@@ -55,7 +55,7 @@ func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix ver
 	default:
 		all, err = nvidiaReleases(ctx, in.client, p, in.opts.Refresh)
 		if err != nil && fetch.Unreachable(err) {
-			err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
+			err = in.unreachableHint(ctx, err)
 		}
 	}
 	if err != nil {
@@ -139,9 +139,25 @@ func (in *Installer) pypiReleases(ctx context.Context, p fetch.Product) ([]Remot
 	}
 	out := make([]Remote, len(offers))
 	for i, o := range offers {
-		out[i] = Remote{Release: o.Name(), Note: o.Note()}
+		out[i] = Remote{Release: o.Name(), Note: listingNote(o)}
 	}
 	return out, nil
+}
+
+// listingNote is ls-remote's note on a PyPI offer: for a release the
+// table lacks, normal on PyPI (nearly half of its releases), only where
+// its wheel set comes from, in a few words that do not read as a warning;
+// install says the whole of it once, when one is taken. A release whose
+// wheels are known not to work keeps its reason.
+func listingNote(o pypi.Offer) string {
+	_, broken := o.Release.BrokenWheel()
+	switch {
+	case !o.Known:
+		return "wheels: runtime " + o.Runtime + ", the rest the newest that fit"
+	case o.Release.FromToolkit && !broken:
+		return "wheels as " + pypi.ToolkitProject + " pins them"
+	}
+	return o.Note()
 }
 
 func dedupe(rs []Remote) []Remote {
@@ -187,4 +203,40 @@ func CachedReleases(cacheDir string, tool version.Tool) []version.Version {
 	}
 	slices.SortFunc(vs, func(a, b version.Version) int { return version.Compare(b, a) })
 	return vs
+}
+
+// KnownReleases are the CUDA releases cudaenv knows of without asking
+// the network: its table of releases and the release index cached from
+// NVIDIA's server, newest first.
+func KnownReleases(cacheDir string) []version.Version {
+	vs := CachedReleases(cacheDir, version.CUDA)
+	seen := map[string]bool{}
+	for _, v := range vs {
+		seen[v.String()] = true
+	}
+	for _, r := range pypi.CatalogReleases() {
+		if v, err := version.Parse(r.Version); err == nil && !seen[v.String()] {
+			seen[v.String()] = true
+			vs = append(vs, v)
+		}
+	}
+	slices.SortFunc(vs, func(a, b version.Version) int { return version.Compare(b, a) })
+	return vs
+}
+
+// ComponentIDs are the component ids of every release in cudaenv's table,
+// sorted: what --components names are checked against for typos.
+func ComponentIDs() []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, r := range pypi.CatalogReleases() {
+		for _, c := range r.Components {
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				ids = append(ids, c.ID)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/internal/testwait"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -28,7 +29,7 @@ func stallServer(t *testing.T, answer func(w http.ResponseWriter, r *http.Reques
 		w.(http.Flusher).Flush()
 		select {
 		case <-r.Context().Done():
-		case <-time.After(10 * time.Second):
+		case <-testwait.After(t):
 		}
 	}))
 	t.Cleanup(srv.Close)
@@ -58,10 +59,10 @@ func TestAnInstallWhoseMetadataStallsGivesUpByItself(t *testing.T) {
 	}{
 		{"the release listing stalls after its headers", nil, Request{Args: []string{"12.4"}}, 500 * time.Millisecond,
 			[]string{`^list cuda releases: no data for 200ms; retrying in 1ms \(attempt 2 of at most 5; [0-9.]+ms left for metadata\)$`},
-			`^install 12\.4: list cuda releases: no data for 200ms \(gave up after 2 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi$`},
+			`^install 12\.4: list cuda releases: no data for 200ms \(gave up after 2 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/; check the network, use a mirror \(cudaenv config set mirror URL\), or try --source pypi$`},
 		{"the manifest stalls after its headers", listing, Request{Args: []string{"12.4"}}, 500 * time.Millisecond,
 			[]string{`^get cuda 12\.4\.1 manifest: no data for 200ms; retrying in 1ms \(attempt 2 of at most 5; [0-9.]+ms left for metadata\)$`},
-			`^install cuda 12\.4\.1: get cuda 12\.4\.1 manifest: no data for 200ms \(gave up after 2 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/redistrib_12\.4\.1\.json; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi$`},
+			`^install cuda 12\.4\.1: get cuda 12\.4\.1 manifest: no data for 200ms \(gave up after 2 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/redistrib_12\.4\.1\.json; check the network, use a mirror \(cudaenv config set mirror URL\), or try --source pypi$`},
 		// The listing's two stalls leave the manifest one attempt: one
 		// budget for both, not one each.
 		{"the release listing stalls twice and then answers, and the manifest stalls", stallsTwice, Request{Args: []string{"12.4"}}, 700 * time.Millisecond,
@@ -69,7 +70,7 @@ func TestAnInstallWhoseMetadataStallsGivesUpByItself(t *testing.T) {
 				`^list cuda releases: no data for 200ms; retrying in 1ms \(attempt 2 of at most 5; [0-9.]+ms left for metadata\)$`,
 				`^list cuda releases: no data for 200ms; retrying in 2ms \(attempt 3 of at most 5; [0-9.]+ms left for metadata\)$`,
 			},
-			`^install cuda 12\.4\.1: get cuda 12\.4\.1 manifest: no data for 200ms \(gave up after 1 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/redistrib_12\.4\.1\.json; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi$`},
+			`^install cuda 12\.4\.1: get cuda 12\.4\.1 manifest: no data for 200ms \(gave up after 1 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/redistrib_12\.4\.1\.json; check the network, use a mirror \(cudaenv config set mirror URL\), or try --source pypi$`},
 		{"a PyPI project page stalls after its headers", nil, Request{Args: []string{"12.4"}, Source: "pypi"}, 5 * time.Second,
 			// Three pages at once (the runtime's projects), each retried
 			// twice with PyPI's own backoff: one line per retry.

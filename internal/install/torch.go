@@ -61,7 +61,8 @@ func (in *Installer) cudnnNear(ctx context.Context, want version.Version, cudaMa
 	}
 	if err != nil {
 		if fetch.Unreachable(err) {
-			err = fmt.Errorf("%w; check the network, set CUDAENV_MIRROR to a mirror, or try --source pypi", err)
+			// As a plain install says it: PyPI's way out when it answers.
+			err = in.unreachableHint(ctx, err)
 		}
 		return nil, err
 	}

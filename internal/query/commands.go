@@ -15,6 +15,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/shell"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 // Current prints the selected versions and where the selection comes from.
@@ -65,13 +66,33 @@ func Prefix(in *In, args []string) error {
 	}
 	var r activate.Resolved
 	var err error
+	onlyLibs := false
+	if specs, _, perr := resolve.ParseOptions("command line", []byte(strings.Join(args, " "))); perr == nil && len(specs) > 0 {
+		onlyLibs = true
+		for _, sp := range specs {
+			onlyLibs = onlyLibs && sp.Tool.Library()
+		}
+	}
 	if len(args) > 0 {
 		_, r, err = ChangesFor(in, args)
+		// Libraries alone (prefix nccl@2.30): the build for the CUDA
+		// selected here, if it has one.
+		if here, herr := ResolveHere(in); onlyLibs && herr == nil && here.CUDA != nil {
+			if _, paired, perr := ChangesFor(in, append([]string{here.CUDA.Version.String()}, args...)); perr == nil {
+				r, err = paired, nil
+				r.CUDA = nil
+			}
+		}
 	} else {
 		r, err = ResolveHere(in)
 	}
 	if err != nil {
 		return fmt.Errorf("prefix: %w", err)
+	}
+	if lib := r.Entries(); onlyLibs && r.CUDA == nil && r.Cudnn == nil && len(lib) > 0 {
+		// The first named library's folder, as for cuDNN.
+		fmt.Fprintln(in.Stdout, lib[0].Path)
+		return nil
 	}
 	switch {
 	case named && r.Library(wantLib) == nil:
@@ -79,7 +100,7 @@ func Prefix(in *In, args []string) error {
 	case named:
 		fmt.Fprintln(in.Stdout, r.Library(wantLib).Path)
 	case wantCudnn && r.Cudnn == nil:
-		return errors.New("prefix: no cuDNN is selected here; name one: cudaenv prefix cudnn@9.5")
+		return errors.New("prefix: no cuDNN is selected here; " + cudnnToName(in, r))
 	case wantCudnn || (r.CUDA == nil && r.Cudnn != nil):
 		fmt.Fprintln(in.Stdout, r.Cudnn.Path)
 	case r.CUDA != nil:
@@ -88,6 +109,30 @@ func Prefix(in *In, args []string) error {
 		return errors.New("prefix: the selection is system: cudaenv steps aside, so it has no folder")
 	}
 	return nil
+}
+
+// cudnnToName says which cuDNN prefix could name: the newest installed
+// build for the CUDA major selected here, never one for another major or
+// a version that is not installed.
+func cudnnToName(in *In, r activate.Resolved) string {
+	major := 0
+	if r.CUDA != nil {
+		major = r.CUDA.Version.Major()
+	}
+	list, _ := in.Store().List(store.Cudnn) // oldest first
+	var best *store.Entry
+	for i, ent := range list {
+		if ent.Err == nil && (major == 0 || ent.CUDAMajor == major) {
+			best = &list[i]
+		}
+	}
+	switch {
+	case best != nil:
+		return fmt.Sprintf("name one: cudaenv prefix cudnn@%s", best.Version)
+	case major > 0:
+		return fmt.Sprintf("no cuDNN for CUDA %d is installed; see: cudaenv ls-remote cudnn, and cudaenv install cudnn@VERSION --cuda-major %d", major, major)
+	}
+	return "no cuDNN is installed; see: cudaenv ls-remote cudnn"
 }
 
 // EnvOptions are the env command's flags and arguments.
@@ -176,9 +221,15 @@ func UserShell(vars envdiff.Env, goos string) string {
 	return "bash"
 }
 
+// printJSON prints the changes as one object, name to value (null to
+// unset), for scripts: cudaenv's own state, which only its shell hook
+// reads, stays out (it would be JSON inside a JSON string).
 func printJSON(in *In, changes []envdiff.Change) error {
 	m := map[string]*string{}
 	for _, c := range changes {
+		if c.Name == envdiff.StateVar {
+			continue
+		}
 		if c.Unset {
 			m[c.Name] = nil
 		} else {

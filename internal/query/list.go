@@ -127,10 +127,13 @@ func (r listed) details() string {
 		parts = append(parts, "(yours, in front of the system store's)")
 	}
 	var what []string
-	if r.Profile != "" {
+	// A library (cuDNN, NCCL, …) is installed whole, most often from one
+	// archive or wheel: "full profile, 1 component" would say nothing.
+	library := r.Kind != string(store.CUDA)
+	if r.Profile != "" && !library {
 		what = append(what, r.Profile+" profile")
 	}
-	if r.Components > 0 {
+	if r.Components > 1 || (r.Components == 1 && !library) {
 		what = append(what, Plural(r.Components, "component"))
 	}
 	if r.LibrariesOnly && r.LinkTarget != "" {

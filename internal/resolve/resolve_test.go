@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 func TestParseReadsTheVersionFileGrammar(t *testing.T) {
@@ -182,7 +184,8 @@ func project(t *testing.T) (sub, global string) {
 
 func noEnv(string) (string, bool) { return "", false }
 
-// findQuickly is Find that fails the test if it takes a second.
+// findQuickly is Find that fails the test if it blocks (on a FIFO, say)
+// until the test's deadline.
 func findQuickly(t *testing.T, dir, global string) (Selection, Watch, error) {
 	t.Helper()
 	type res struct {
@@ -195,7 +198,7 @@ func findQuickly(t *testing.T, dir, global string) (Selection, Watch, error) {
 	select {
 	case r := <-done:
 		return r.sel, r.w, r.err
-	case <-time.After(3 * time.Second):
+	case <-testwait.After(t):
 		t.Fatal("Find blocked")
 	}
 	return Selection{}, Watch{}, nil

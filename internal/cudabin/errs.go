@@ -1,0 +1,5 @@
+package cudabin
+
+import "errors"
+
+var errNotRegular = errors.New("not a regular file")

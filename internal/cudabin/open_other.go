@@ -1,0 +1,10 @@
+//go:build !unix
+
+package cudabin
+
+import "os"
+
+const (
+	openFlags       = os.O_RDONLY
+	openFlagsNoLink = os.O_RDONLY
+)
