@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cudaenv/cudaenv/internal/ledger"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
@@ -99,7 +100,9 @@ func NewWorkDir(dir, prefix string) (path string, done func(), err error) {
 		// then takes the folder only helps delete it.
 		unlockFile(f)
 		f.Close()
-		os.RemoveAll(path)
+		// Files it linked from the cache of unpacked trees (an image's
+		// build) stay vouched for in the stores that hold them too.
+		ledger.Open(dir).Remove(path)
 	}, nil
 }
 
@@ -125,7 +128,7 @@ func sweepImports(dir string) {
 // removeIfAbandoned deletes one import folder if no running import owns
 // it, and reports whether it did.
 func removeIfAbandoned(path string) bool {
-	return ifAbandoned(path, func() bool { return os.RemoveAll(path) == nil })
+	return ifAbandoned(path, func() bool { return ledger.Open(filepath.Dir(path)).Remove(path) == nil })
 }
 
 // ifAbandoned runs do on one import folder if no running import owns it
