@@ -406,8 +406,12 @@ func (s *Store) InstallFiles(k Kind, name string, sums *filelist.Sums, fill func
 			return Entry{}, fmt.Errorf("install %s: %w", lockLabel(k, name), err)
 		}
 	}
-	if err := s.writeFileList(stage, sums, &r); err != nil {
-		return Entry{}, fmt.Errorf("install %s: %w", lockLabel(k, name), err)
+	if r.Source != "link" {
+		// A linked entry's files are not the store's: its receipt stays
+		// as the fast shim reads it, and nothing lists them.
+		if err := s.writeFileList(stage, sums, &r); err != nil {
+			return Entry{}, fmt.Errorf("install %s: %w", lockLabel(k, name), err)
+		}
 	}
 	if err := writeReceipt(stage, r, s.Shared); err != nil {
 		return Entry{}, err
