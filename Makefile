@@ -124,3 +124,10 @@ bench-doctor:
 # bench-pypi needs the network once, to fetch the wheels and uv.
 bench-pypi:
 	bash bench/pypi/run.sh
+
+# bench-verify: the fast check as users run it, `cudaenv verify VERSION` of
+# a 1500-file toolkit and `list` with 10 of them, against same-run
+# baselines (see bench/verify/run.sh).
+.PHONY: bench-verify
+bench-verify:
+	bash bench/verify/run.sh

@@ -136,9 +136,11 @@ for set in "${sets[@]}"; do
       read -r w3 m3 c3 < <(measure "$R/pip1/bin/pip" install -q --disable-pip-version-check --no-deps --index-url "$URL" --cache-dir "$R/pipcache" -r "$IDX/requirements.txt")
       row cold "pip install" "$w3" "$m3" "$c3"
     fi
-    # warm: the archives are cached; a fresh store / venv
-    rm -rf "$R/c/root"
-    read -r w4 m4 c4 < <(measure env $(env_for "$R/c") CUDAENV_PYPI_INDEX="$URL" "$CUDAENV" $(args_for "$set"))
+    # warm: the archives are cached; a fresh store / venv. The cold
+    # store stays, as uv's cold venv does: removing it with rm -rf would
+    # touch every cached file (its link count), and the next install would
+    # read them all again to tell that from a change.
+    read -r w4 m4 c4 < <(measure env $(env_for "$R/c") CUDAENV_ROOT="$R/c/root2" CUDAENV_PYPI_INDEX="$URL" "$CUDAENV" $(args_for "$set"))
     row warm cudaenv "$w4" "$m4" "$c4"
     "$UV" venv -q --python "$PY" "$R/uv2"
     read -r w5 m5 c5 < <(measure "$UV" pip install -q --python "$R/uv2/bin/python" --no-deps --link-mode copy --index-url "$URL" --cache-dir "$R/uvcache" -r "$IDX/requirements.txt")
@@ -155,24 +157,21 @@ for set in "${sets[@]}"; do
       # the older cudaenv, same commands, a store and cache of its own
       read -r bw1 _ bc1 < <(measure env $(env_for "$R/b") CUDAENV_PYPI_INDEX="$URL" "$BEFORE" $(args_for "$set"))
       row cold "cudaenv (before)" "$bw1" 0 "$bc1"
-      rm -rf "$R/b/root"
-      read -r bw4 _ bc4 < <(measure env $(env_for "$R/b") CUDAENV_PYPI_INDEX="$URL" "$BEFORE" $(args_for "$set"))
+      read -r bw4 _ bc4 < <(measure env $(env_for "$R/b") CUDAENV_ROOT="$R/b/root2" CUDAENV_PYPI_INDEX="$URL" "$BEFORE" $(args_for "$set"))
       row warm "cudaenv (before)" "$bw4" 0 "$bc4"
       bcw+=("$(ratio "$w1" "$bw1")") bcc+=("$(ratio "$c1" "$bc1")") bww+=("$(ratio "$w4" "$bw4")") bwc+=("$(ratio "$c4" "$bc4")")
     fi
     if [ -n "$RBASE" ] && [ "$set" = cu13 ]; then
       rargs="install 12.4.1 --profile full --mirror $RBASE -q"
-      read -r rw1 rm1 rc1 < <(measure env $(env_for "$R/r") $rargs)
+      read -r rw1 rm1 rc1 < <(measure env $(env_for "$R/r") "$CUDAENV" $rargs)
       row cold "cudaenv redist" "$rw1" "$rm1" "$rc1"
-      rm -rf "$R/r/root"
-      read -r rw2 rm2 rc2 < <(measure env $(env_for "$R/r") $rargs)
+      read -r rw2 rm2 rc2 < <(measure env $(env_for "$R/r") CUDAENV_ROOT="$R/r/root2" "$CUDAENV" $rargs)
       row warm "cudaenv redist" "$rw2" "$rm2" "$rc2"
       rw+=("$(ratio "$rw2" "$w6")") rc+=("$(ratio "$rc2" "$c6")") rwh+=("$(ratio "$rw2" "$rw1")")
       for m in "$rm1" "$rm2"; do [ "$m" -gt "$rss" ] && rss=$m; done
       if [ -n "$BEFORE" ]; then
         read -r _ _ _ < <(measure env $(env_for "$R/rb") "$BEFORE" $rargs)
-        rm -rf "$R/rb/root"
-        read -r brw2 _ brc2 < <(measure env $(env_for "$R/rb") "$BEFORE" $rargs)
+        read -r brw2 _ brc2 < <(measure env $(env_for "$R/rb") CUDAENV_ROOT="$R/rb/root2" "$BEFORE" $rargs)
         row warm "cudaenv redist (before)" "$brw2" 0 "$brc2"
         brw+=("$(ratio "$rw2" "$brw2")")
       fi
