@@ -501,6 +501,13 @@ type placed struct {
 
 // placeFile clones, links or copies one file of an entry.
 func placeFile(ctx context.Context, sr *rootfs.Tree, want UnpackedFile, verify bool, o placeOptions, buf []byte) (placed, error) {
+	var sum [sha256.Size]byte
+	hex.Decode(sum[:], []byte(want.SHA256))
+	if t := o.to.Tree(); !o.own && !t.CanClone() {
+		if p, done, err := linkByName(sr, want, verify, o, sum); done {
+			return p, err
+		}
+	}
 	var p placed
 	f, err := sr.OpenFile(want.Path)
 	if err != nil {
@@ -518,8 +525,6 @@ func placeFile(ctx context.Context, sr *rootfs.Tree, want UnpackedFile, verify b
 	case fi.Size() != want.Size:
 		return p, Refuse("%s is %d bytes, not %d", rootfs.Show(want.Path), fi.Size(), want.Size)
 	}
-	var sum [sha256.Size]byte
-	hex.Decode(sum[:], []byte(want.SHA256))
 	if verify {
 		if st, ok := ledger.StateOf(fi, sum); !ok || !o.ledger.Vouches(st) {
 			p.unvouched = true
@@ -538,16 +543,14 @@ func placeFile(ctx context.Context, sr *rootfs.Tree, want UnpackedFile, verify b
 	}
 	t := o.to.Tree()
 	name := o.to.Name(want.Path)
-	err = t.CloneFile(name, f, perm)
+	clone, err := t.CloneFile(name, f, perm)
+	linked := false
 	if errors.Is(err, rootfs.ErrNoClone) && !o.own {
-		err = t.LinkFile(name, f)
+		err, linked = t.LinkFile(name, f), true
 	}
 	switch {
 	case err == nil:
 		// A clone or a link: the store's file has the cache's content.
-		if out, err := t.Root().Lstat(name); err == nil {
-			o.sums.Add(out, sum)
-		}
 		if err := o.to.Commit(want.Path, name); err != nil {
 			return p, err
 		}
@@ -555,6 +558,11 @@ func placeFile(ctx context.Context, sr *rootfs.Tree, want UnpackedFile, verify b
 		after, err := f.Stat()
 		if err != nil {
 			return p, err
+		}
+		if linked {
+			o.sums.Add(after, sum) // the store's file is this one
+		} else {
+			o.sums.Add(clone, sum)
 		}
 		p.state, _ = ledger.StateOf(after, sum)
 		return p, nil
@@ -593,6 +601,44 @@ func placeFile(ctx context.Context, sr *rootfs.Tree, want UnpackedFile, verify b
 	p.state, _ = ledger.StateOf(fi, sum)
 	p.read = true
 	return p, o.to.Commit(want.Path, name)
+}
+
+// linkByName is placeFile where the file is to be hard-linked and needs
+// no reading (a new entry's, or one whose fingerprint the ledger holds):
+// a stat, a link made by name and a stat of the new name, which must be
+// the file checked. done is false where placeFile's own way is needed
+// (the file must be read, cannot be linked, or fails a check it reports).
+func linkByName(sr *rootfs.Tree, want UnpackedFile, verify bool, o placeOptions, sum [sha256.Size]byte) (p placed, done bool, err error) {
+	fi, err := sr.Lstat(want.Path)
+	if err != nil || !fi.Mode().IsRegular() || !OwnedByMe(fi) || fi.Mode().Perm()&0o222 != 0 || fi.Size() != want.Size {
+		return p, false, nil
+	}
+	st, ok := ledger.StateOf(fi, sum)
+	if !ok || (verify && !o.ledger.Vouches(st)) {
+		return p, false, nil
+	}
+	t := o.to.Tree()
+	name := o.to.Name(want.Path)
+	if err := t.LinkFrom(name, sr, want.Path); err != nil {
+		if errors.Is(err, rootfs.ErrNoLink) {
+			return p, false, nil
+		}
+		return p, true, err
+	}
+	got, err := t.Lstat(name)
+	if err != nil {
+		return p, true, err
+	}
+	if now, _ := ledger.StateOf(got, sum); now.Dev != st.Dev || now.Ino != st.Ino {
+		t.Root().Remove(name)
+		return p, true, Refuse("%s was replaced while it was linked", rootfs.Show(want.Path))
+	}
+	if err := o.to.Commit(want.Path, name); err != nil {
+		return p, true, err
+	}
+	o.sums.Add(got, sum)
+	p.state, _ = ledger.StateOf(got, sum)
+	return p, true, nil
 }
 
 // recheck hashes a file of the entry placed on its fingerprint's word,

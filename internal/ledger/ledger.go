@@ -32,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // Folder is the ledger's folder in the download cache.
@@ -74,7 +75,11 @@ type Ledger struct {
 	ino    uint64 // the records file read, and how far
 	off    int64
 	recs   map[key]State
+	read   time.Time // when the file was last read for Vouches
 }
+
+// clock is time.Now (tests move it).
+var clock = time.Now
 
 // Open is the ledger of the download cache cacheDir; nothing is read
 // until it is asked. An empty cacheDir gives nil.
@@ -94,7 +99,12 @@ func (l *Ledger) Vouches(s State) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.refresh()
+	// Read again at most once a second: an install asks for thousands of
+	// files, and what other processes append meanwhile only costs a hash.
+	if now := clock(); !l.loaded || now.Sub(l.read) > time.Second {
+		l.refresh()
+		l.read = now
+	}
 	r, ok := l.recs[s.key()]
 	return ok && r == s
 }
