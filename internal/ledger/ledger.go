@@ -132,7 +132,9 @@ func (l *Ledger) append(states []State) error {
 		return nil
 	}
 	p := filepath.Join(l.dir, recordsName)
-	if len(l.recs)+len(states) > maxRecords || l.off > 2*int64(len(l.recs)+len(states))*recordSize+(1<<20) {
+	// Compacted once it is twice what it holds: every reinstall appends
+	// its files' states again, and a reader reads the whole file.
+	if len(l.recs)+len(states) > maxRecords || l.off > 2*int64(len(l.recs)+len(states))*recordSize+(64<<10) {
 		return l.compact(states)
 	}
 	f, err := openOwn(p, os.O_WRONLY|os.O_APPEND)
