@@ -62,7 +62,11 @@ func verifyCmd(e *env, c *cli.Context) error {
 		for _, d := range damaged {
 			names = append(names, verifyArg(d))
 		}
-		return &query.ExitError{Code: 1, Err: fmt.Errorf("verify: %s damaged; repair: cudaenv verify --repair %s", plural(len(damaged), "version is"), strings.Join(names, " "))}
+		what := "1 version is"
+		if len(damaged) > 1 {
+			what = fmt.Sprintf("%d versions are", len(damaged))
+		}
+		return &query.ExitError{Code: 1, Err: fmt.Errorf("verify: %s damaged; repair: cudaenv verify --repair %s", what, strings.Join(names, " "))}
 	}
 	var still []string
 	for _, d := range damaged {
