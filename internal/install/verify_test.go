@@ -213,3 +213,27 @@ func TestADeletedLibFolderIsDamageForEveryProduct(t *testing.T) {
 		t.Errorf("install again: %v", err)
 	}
 }
+
+// cache prune, uninstall in another store and a failed install all drop
+// names of files a store keeps: the ledger carries their states, so the
+// store's fast check still vouches for every file.
+func TestPruneAndUninstallLeaveOtherStoresChecked(t *testing.T) {
+	sw := newSharedWorld(t)
+	cache := sw.w.cache
+	inA, _ := sw.store(t, "store A")
+	inB, stB := sw.store(t, "store B")
+	a := installPyPI(t, inA, "12.6.3")[0].Entry
+	b := installPyPI(t, inB, "12.6.3")[0].Entry
+	healthy(t, a, cache)
+	if err := stB.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	healthy(t, a, cache)
+	if _, err := PruneCache(cache); err != nil {
+		t.Fatal(err)
+	}
+	healthy(t, a, cache)
+	if len(sw.notices) != 0 {
+		t.Errorf("notices: %q", sw.notices)
+	}
+}
