@@ -3,7 +3,7 @@
 # compiler are used when installed; .ci/run installs them).
 GO ?= go
 
-.PHONY: install build test bench-hook bench-install bench-shim bench-cli bench-modules bench-bundle bench-image bench-pypi
+.PHONY: install build test bench-hook bench-install bench-shim bench-cli bench-modules bench-bundle bench-image bench-pypi bench-resolve
 
 # urfave_cli_no_docs leaves out urfave/cli's man page and markdown
 # writers, which cudaenv does not use, and the markdown parser whose
@@ -124,6 +124,10 @@ bench-doctor:
 # bench-pypi needs the network once, to fetch the wheels and uv.
 bench-pypi:
 	bash bench/pypi/run.sh
+
+# bench-resolve needs the network: it measures against pypi.org.
+bench-resolve:
+	bash bench/resolve/run.sh
 
 # bench-verify: the fast check as users run it, `cudaenv verify VERSION` of
 # a 1500-file toolkit and `list` with 10 of them, against same-run

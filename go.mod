@@ -3,6 +3,7 @@ module github.com/cudaenv/cudaenv
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/adrg/xdg v0.5.3
 	github.com/google/go-containerregistry v0.22.1
 	github.com/klauspost/pgzip v1.2.6

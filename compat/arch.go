@@ -33,6 +33,16 @@ func ArchInfo(capability string) (Arch, bool) {
 	return Arch{}, false
 }
 
+// Archs returns every row of the table, lowest capability first.
+func Archs() []Arch {
+	var out []Arch
+	for _, r := range archRows {
+		out = append(out, Arch{Capability: r.capability, Name: r.arch, MinCUDA: r.minCUDA, MaxCUDA: r.maxCUDA, Source: r.source})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return CompareVersions(out[i].Capability, out[j].Capability) < 0 })
+	return out
+}
+
 // ArchsFor returns the compute capabilities the nvcc of a CUDA release can
 // target, lowest first, from the table. Prefer the toolkit's own
 // `nvcc --list-gpu-arch` when it can be run.

@@ -17,6 +17,10 @@ func TestDriverFor(t *testing.T) {
 		{name: "a release missing from the release notes takes the manifest's driver", cuda: "13.0.3", release: "13.0.3", linux: "580.126.20", exact: true, fromManifest: true, wantOK: true, notePrefix: "not in 13.2 Table 3"},
 		{name: "a release the 13.3 notes list takes their driver", cuda: "13.3.0", release: "13.3.0", linux: "610.43.02", exact: true, wantOK: true, notePrefix: "\"CUDA 13.3 GA >=610.43.02\""},
 		{name: "CUDA 13 has no Windows minimum", cuda: "13.0.0", release: "13.0.0", linux: "580.65.06", exact: true, wantOK: true, notePrefix: "Windows: N/A"},
+		{name: "12.8.2, in no release notes' table, takes its manifest's driver and 12.8.1's on Windows", cuda: "12.8.2", release: "12.8.2", linux: "570.211.01", windows: "572.61", exact: true, fromManifest: true, wantOK: true, notePrefix: "not in Table 3; Linux minimum from the manifest"},
+		{name: "12.9.2 takes its manifest's driver and 12.9.1's on Windows", cuda: "12.9.2", release: "12.9.2", linux: "575.57.08", windows: "576.57", exact: true, fromManifest: true, wantOK: true, notePrefix: "not in Table 3; Linux minimum from the manifest"},
+		{name: "13.4.3 has its own row, with 13.4's developer driver", cuda: "13.4.3", release: "13.4.3", linux: "616.00", exact: true, wantOK: true, notePrefix: "no manifest stored; the rule of 13.4"},
+		{name: "13.5.0 has its own row, with no minimum but the 580 floor", cuda: "13.5.0", release: "13.5.0", exact: true, wantOK: true, notePrefix: "no manifest stored and no minimum published"},
 		{name: "an unknown major is not answered", cuda: "10.2", wantOK: false},
 		{name: "garbage is not answered", cuda: "latest", wantOK: false},
 	}
@@ -75,6 +79,9 @@ func TestCheckDriver(t *testing.T) {
 		{"a 12.x driver is too old for CUDA 13", "13.0.0", "575.57.08", "linux", DriverTooOld},
 		{"Windows is checked against the Windows minimum", "12.4.1", "551.78", "windows", DriverOK},
 		{"Windows on CUDA 13 is checked against the 580 branch", "13.0.0", "581.15", "windows", DriverOK},
+		{"13.5.0 runs on a 580 driver", "13.5.0", "580.65.06", "linux", DriverOK},
+		{"13.5.0 does not run on a 12.x driver", "13.5.0", "575.57.08", "linux", DriverTooOld},
+		{"Windows on 12.9.2 needs 12.9.1's driver", "12.9.2", "576.02", "windows", DriverMinorCompat},
 		{"an unknown release cannot be judged", "9.2", "550.54.15", "linux", DriverUnknown},
 		{"no driver cannot be judged", "12.4.1", "", "linux", DriverUnknown},
 	}
@@ -136,7 +143,7 @@ func TestCUDAReleasesAreSortedAndUnique(t *testing.T) {
 
 func TestNewestRelease(t *testing.T) {
 	tests := []struct{ prefix, want string }{
-		{"12.4", "12.4.1"}, {"12", "12.9.1"}, {"11.8", "11.8.0"}, {"12.4.0", "12.4.0"}, {"13", "13.4.2"},
+		{"12.4", "12.4.1"}, {"12", "12.9.2"}, {"11.8", "11.8.0"}, {"12.4.0", "12.4.0"}, {"13", "13.5.0"},
 	}
 	for _, tt := range tests {
 		if got, _ := NewestRelease(tt.prefix); got != tt.want {

@@ -24,3 +24,7 @@ type cudnnRow struct {
 type archRow struct {
 	capability, arch, minCUDA, maxCUDA, source string
 }
+
+type torchPyPIRow struct {
+	torch, platform, variant, cuda, cudnn, nccl, cusparselt, nvshmem, note, source string
+}

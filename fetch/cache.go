@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
@@ -52,7 +54,7 @@ func markCache(dir string) error {
 	if hasMarker(dir) {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // as the umask asks
 		return localize(err, inCache)
 	}
 	if !onlyOurs(dir) {
@@ -64,13 +66,19 @@ func markCache(dir string) error {
 	return nil
 }
 
-// onlyOurs reports whether dir holds nothing but cudaenv's own folders.
+// onlyOurs reports whether dir holds nothing but cudaenv's own folders,
+// and the temporary of a marker whose write was killed at its rename
+// (which the next markCache's write removes): a kill there must not
+// leave the cache unmarked, and unprunable, for good.
 func onlyOurs(dir string) bool {
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		return false
 	}
 	for _, de := range des {
+		if de.Type().IsRegular() && strings.HasPrefix(de.Name(), atomicfile.TmpPrefix(CacheMarker)) {
+			continue
+		}
 		if !de.IsDir() || (!slices.Contains(adoptable, de.Name()) && !isWorkDir(de.Name())) {
 			return false
 		}
@@ -109,22 +117,101 @@ func PruneCache(dir string) ([]string, error) {
 	if !st.IsDir() && st.Mode()&fs.ModeSymlink == 0 {
 		return nil, fmt.Errorf("%s is not a folder; nothing removed", dir)
 	}
-	if !hasMarker(dir) && !onlyOurs(dir) {
-		return nil, fmt.Errorf("%s does not carry cudaenv's cache marker (%s), so it may hold other programs' files; nothing removed. Point CUDAENV_CACHE_DIR at a folder of cudaenv's own, or remove its index, manifests and archives folders yourself", dir, CacheMarker)
+	if !hasMarker(dir) {
+		if !onlyOurs(dir) {
+			return nil, fmt.Errorf("%s does not carry cudaenv's cache marker (%s), so it may hold other programs' files; nothing removed. Point CUDAENV_CACHE_DIR at a folder of cudaenv's own, or remove its index, manifests and archives folders yourself", dir, CacheMarker)
+		}
+		// Ours, unmarked (a marker's write killed at its rename, a cache
+		// older than the marker): marked once pruned.
+		defer markCache(dir)
 	}
 	removed := pruneImports(dir)
 	for _, name := range cacheFolders {
 		p := filepath.Join(dir, name)
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		// The unpacked trees' files that stores keep go on vouched for.
-		if err := ledger.Open(dir).Remove(p); err != nil {
+		if err == nil && name == "archives" && st.IsDir() {
+			if pruneArchives(p) {
+				removed = append(removed, p)
+			}
+			continue
+		}
+		remove := os.RemoveAll
+		if name == UnpackedFolder {
+			// The unpacked trees' files that stores keep go on vouched for.
+			remove = ledger.Open(dir).Remove
+		}
+		if err := removeAllWhileUsed(p, remove); err != nil {
 			return removed, err
 		}
 		removed = append(removed, p)
 	}
 	return removed, nil
+}
+
+// pruneArchives removes the archives folder's files but those of an
+// archive a running install holds the lock of (a download in progress:
+// its part file, its lock), so that prune and install do not fail each
+// other; the folder itself goes once nothing is left in it. It reports
+// whether it removed anything.
+func pruneArchives(dir string) bool {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	bySum := map[string][]string{}
+	for _, de := range des {
+		sum := de.Name()
+		if i := strings.IndexByte(sum, '.'); i >= 0 {
+			sum = sum[:i]
+		}
+		bySum[sum] = append(bySum[sum], de.Name())
+	}
+	did := false
+	for sum, names := range bySum {
+		lock := filepath.Join(dir, sum+".lock")
+		f, err := openNoFollow(lock, os.O_RDONLY)
+		if err == nil {
+			if ok, _ := tryLockFile(f); !ok {
+				f.Close()
+				continue // a download of it is under way
+			}
+		}
+		for _, n := range names {
+			if n != sum+".lock" && os.RemoveAll(filepath.Join(dir, n)) == nil {
+				did = true
+			}
+		}
+		// The lock file last, held: a locker that opened it before
+		// finds its name gone and takes a new one (lockArchive).
+		if os.Remove(lock) == nil {
+			did = true
+		}
+		if f != nil {
+			unlockFile(f)
+			f.Close()
+		}
+	}
+	if os.Remove(dir) == nil {
+		did = true
+	}
+	return did
+}
+
+// removeAllWhileUsed is os.RemoveAll of a cache folder that a running
+// command may add a file to meanwhile (a cached manifest): that file is
+// left, not an error ("directory not empty").
+func removeAllWhileUsed(p string, remove func(string) error) error {
+	err := remove(p)
+	for try := 0; err != nil && try < 3 && errors.Is(err, syscall.ENOTEMPTY); try++ {
+		err = remove(p)
+	}
+	if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // openNoFollow opens name without following a link at its last element
@@ -135,7 +222,9 @@ func openNoFollow(name string, flag int) (*os.File, error) {
 		// Refused before open: opening a planted FIFO would block.
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errNotRegular}
 	}
-	f, err := os.OpenFile(name, flag|oNoFollow, 0o644)
+	// O_NONBLOCK all the same: a FIFO swapped in after the Lstat is
+	// opened without waiting, then refused on its descriptor.
+	f, err := os.OpenFile(name, flag|oNoFollow|oNonBlock, 0o644)
 	if err != nil {
 		if isLinkLoop(err) {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: errNotRegular}
@@ -171,16 +260,6 @@ func openCacheFile(name string, flag int) (*os.File, error) {
 	return openNoFollow(name, flag|os.O_CREATE|os.O_EXCL)
 }
 
-// readCacheFile reads a regular file of the cache.
-func readCacheFile(name string) ([]byte, error) {
-	f, err := openNoFollow(name, os.O_RDONLY)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
-}
-
 // lockArchive takes the cache's lock on one archive, so that installs in
 // other processes (another release sharing the archive) wait for a
 // download in progress and then reuse it. Waiting is said once through
@@ -198,6 +277,17 @@ func lockArchive(ctx context.Context, dir, sha string, notice func()) (unlock fu
 			return nil, err
 		}
 		if ok {
+			// Prune removes a lock file it holds: one whose name is gone,
+			// or names another file now, locks nothing; take the new one.
+			if cur, err := os.Stat(f.Name()); err != nil || !sameFile(f, cur) {
+				unlockFile(f)
+				f.Close()
+				if f, err = openCacheFile(filepath.Join(dir, sha+".lock"), os.O_RDONLY); err != nil {
+					return nil, err
+				}
+				waited = true
+				continue
+			}
 			return func() { unlockFile(f); f.Close() }, nil
 		}
 		if !waited {
@@ -214,17 +304,70 @@ func lockArchive(ctx context.Context, dir, sha string, notice func()) (unlock fu
 // CacheUsage is the bytes of the files in dir's cudaenv folders (the
 // archives, manifests, release indexes and unpacked wheels that
 // PruneCache removes, and bundle imports' folders). Links are not
-// followed, and an unpacked wheel's file that a store holds too (a hard
-// link) counts nothing: removing it would free nothing.
+// followed, and a file a store holds too (a hard link: an unpacked
+// wheel's, one of a killed unpacking's folder) counts nothing: removing it
+// would free nothing.
 func CacheUsage(dir string) int64 {
 	n := importUsage(dir)
 	for _, sub := range cacheFolders {
-		if sub == UnpackedFolder {
-			// Files the store shares take no space of the cache's own.
-			n += rootfs.OwnSize(filepath.Join(dir, sub))
-			continue
-		}
-		n += rootfs.Size(filepath.Join(dir, sub))
+		// Files a store shares (hard links) take no space of the
+		// cache's own: removing them frees nothing.
+		n += rootfs.OwnSize(filepath.Join(dir, sub))
 	}
 	return n
+}
+
+// sameFile reports whether the open file f is the file st describes.
+func sameFile(f *os.File, st fs.FileInfo) bool {
+	fi, err := f.Stat()
+	return err == nil && os.SameFile(fi, st)
+}
+
+// CacheFolder returns cacheDir/name, one of the cache's own folders
+// (cacheFolders), made if missing as mkdir makes folders: with the
+// permissions the umask asks for, and the group of a setgid parent (a
+// cache a lab shares: chgrp lab, chmod 2775, umask 002). One found there
+// is used only if it is a real folder of this user's, root's, or one
+// shared with a group of this user's (group-writable): in a
+// world-writable cache another user can plant a link (to /etc, to a
+// folder of theirs) or a folder of their own before this user's first
+// use, and nothing is written through either.
+func CacheFolder(cacheDir, name string) (string, error) {
+	if cacheDir == "" || !slices.Contains(cacheFolders, name) {
+		return "", fmt.Errorf("not a cache folder: %s", name)
+	}
+	if err := os.MkdirAll(cacheDir, 0o777); err != nil {
+		return "", localize(err, inCache)
+	}
+	p := filepath.Join(cacheDir, name)
+	st, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(p, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", localize(err, inCache)
+		}
+		st, err = os.Lstat(p)
+	}
+	if err != nil {
+		return "", localize(err, inCache)
+	}
+	if err := checkCacheFolder(p, st); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// checkCacheFolder refuses what CacheFolder does not use.
+func checkCacheFolder(p string, st fs.FileInfo) error {
+	const ownFolder = "set CUDAENV_CACHE_DIR to a folder of your own"
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		return &LocalError{fmt.Errorf("the cache folder %s is a symbolic link, which cudaenv does not follow in its cache", p), "remove the link, or " + ownFolder}
+	case !st.IsDir():
+		return &LocalError{fmt.Errorf("the cache folder %s is not a folder", p), "remove it, or " + ownFolder}
+	}
+	if uid, ok := foreignFolder(st); ok {
+		return &LocalError{fmt.Errorf("the cache folder %s belongs to another user (uid %d) and is not shared with a group of yours", p, uid),
+			"have its owner remove it or share it with your group (chgrp GROUP DIR && chmod 2775 DIR), or " + ownFolder}
+	}
+	return nil
 }

@@ -2,8 +2,6 @@ package fetch
 
 import (
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
 )
 
@@ -28,16 +26,23 @@ func CachedReleases(cacheDir string, p Product) []string {
 const maxCachedIndex = 4 << 20
 
 func readCachedIndex(path string) []string {
-	f, err := os.Open(path)
+	// As every cache file that decides something (readOwnFile): no link
+	// followed, no named pipe waited on, another user's not believed.
+	data, _, err := readOwnFile(path, maxCachedIndex)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var idx struct {
 		Releases []string `json:"releases"` // only these: a bad date or base does not hide them
 	}
-	if json.NewDecoder(io.LimitReader(f, maxCachedIndex)).Decode(&idx) != nil {
+	if json.Unmarshal(data, &idx) != nil {
 		return nil
 	}
-	return idx.Releases
+	var out []string
+	for _, v := range idx.Releases {
+		if versionRE().MatchString(v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }

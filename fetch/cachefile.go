@@ -2,8 +2,6 @@ package fetch
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,35 +11,19 @@ import (
 )
 
 // ReadTrustedCache reads the cache file at rel (a slash path inside one of
-// the cache's folders, e.g. metadata/<sha256>.METADATA) under the same
-// rules as cached manifests: a regular file of its own, not a link, written
-// by this user or root (in a shared cache another user's file could say
-// anything), and at most limit bytes.
+// the cache's folders, e.g. metadata/<key>.METADATA) under the same rules
+// as cached manifests (readOwnFile): opened once, without following a
+// link, and believed only as its descriptor says: a regular file with one
+// name, written by this user or root and writable by no one else, at
+// most limit bytes. What it holds is the caller's to tie to what it
+// describes.
 func ReadTrustedCache(cacheDir, rel string, limit int64) ([]byte, error) {
 	name, err := cachePath(cacheDir, rel)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Lstat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !trustedOwner(st) {
-		return nil, fmt.Errorf("%s: written by another user; not believed", name)
-	}
-	f, err := openNoFollow(name, os.O_RDONLY)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, limit)
-	}
-	return data, nil
+	data, _, err := readOwnFile(name, limit)
+	return data, err
 }
 
 // WriteCache writes data to the cache file at rel atomically, private to
@@ -54,8 +36,9 @@ func WriteCache(cacheDir, rel string, data []byte) error {
 	if err := markCache(cacheDir); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return localize(err, inCache)
+	top, _, _ := strings.Cut(rel, "/")
+	if _, err := CacheFolder(cacheDir, top); err != nil {
+		return err
 	}
 	return localize(atomicfile.WriteWith(name, 0o600, func(f *os.File) error {
 		_, err := cacheWrite(f, data)

@@ -538,7 +538,7 @@ func (c *Client) releases(ctx context.Context, p Product, refresh bool) ([]strin
 	}
 	var cached *indexCache
 	if c.CacheDir != "" {
-		if data, err := readCacheFile(c.indexPath(p)); err == nil {
+		if data, _, err := readOwnFile(c.indexPath(p), maxSmall); err == nil {
 			var ic indexCache
 			if json.Unmarshal(data, &ic) == nil && ic.Base == Redact(c.base()) && len(ic.Releases) > 0 {
 				cached = &ic
@@ -611,15 +611,14 @@ func (c *Client) manifest(ctx context.Context, p Product, version string) (*Mani
 	var data []byte
 	foreign := false // a cached copy another user wrote, not believed
 	if c.CacheDir != "" {
-		cp := c.manifestPath(p, version)
-		st, err := os.Lstat(cp)
-		foreign = err == nil && !trustedOwner(st)
-		if err == nil && !foreign {
+		// Opened once and judged by its descriptor (readOwnFile): a
+		// check of the name, then a second open, could be raced.
+		d, st, err := readOwnFile(c.manifestPath(p, version), maxSmall)
+		foreign = errors.Is(err, ErrForeign)
+		if err == nil {
 			age := c.now().Sub(st.ModTime())
 			if c.Offline || (age >= 0 && age < IndexTTL) {
-				if d, err := readCacheFile(cp); err == nil {
-					data = d
-				}
+				data = d
 			}
 		}
 	}
@@ -669,6 +668,14 @@ func (c *Client) manifest(ctx context.Context, p Product, version string) (*Mani
 func (c *Client) writeCache(name string, data []byte) error {
 	if err := markCache(c.CacheDir); err != nil {
 		return err
+	}
+	// Its top folder (index, manifests) is checked as CacheFolder checks
+	// it; what is below is made by atomicfile, as the umask asks.
+	if rel, err := filepath.Rel(c.CacheDir, name); err == nil && filepath.IsLocal(rel) {
+		top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		if _, err := CacheFolder(c.CacheDir, top); err != nil {
+			return err
+		}
 	}
 	return localize(atomicfile.WriteWith(name, 0o600, func(f *os.File) error {
 		_, err := cacheWrite(f, data)

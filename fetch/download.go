@@ -97,6 +97,12 @@ func (c *Client) download(ctx context.Context, a *Artifact, dir string, prog Pro
 	final := filepath.Join(dir, a.SHA256)
 	part := final + ".part"
 	f, err := openCacheFile(part, os.O_RDWR)
+	if errors.Is(err, fs.ErrPermission) && os.Remove(part) == nil {
+		// Another user's part file in a cache a group shares (their
+		// download was killed): this process holds the archive's lock,
+		// so no one writes it; start a part of its own.
+		f, err = openCacheFile(part, os.O_RDWR)
+	}
 	if err != nil {
 		return "", fmt.Errorf("download %s: %w", a.label(), localize(err, inCache))
 	}

@@ -5,6 +5,7 @@ import (
 
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -34,6 +35,28 @@ func FailCacheWritesOf(sha string, wait func(), err error) (restore func()) {
 		return f.Write(b)
 	}
 	return func() { cacheWrite = (*os.File).Write }
+}
+
+// OnFirstCacheWriteOf runs f once, at the first write to the cache file
+// whose name holds sha (a download under way: its part file made, its
+// lock held), then lets every write through; the returned function
+// restores them.
+func OnFirstCacheWriteOf(sha string, f func()) (restore func()) {
+	var once sync.Once
+	cacheWrite = func(file *os.File, b []byte) (int, error) {
+		if strings.Contains(file.Name(), sha) {
+			once.Do(f)
+		}
+		return file.Write(b)
+	}
+	return func() { cacheWrite = (*os.File).Write }
+}
+
+// BeforeExtract runs f with each archive's path just before it is
+// extracted; the returned function restores the hook.
+func BeforeExtract(f func(path string)) (restore func()) {
+	beforeExtract = f
+	return func() { beforeExtract = func(string) {} }
 }
 
 // SizeText is rootfs.SizeText, for tests that check a message.

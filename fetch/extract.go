@@ -102,6 +102,9 @@ func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact
 	// this one open file and checked again as it is read, so a file swapped
 	// in a shared cache between the check and now is never installed.
 	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &archiveGoneError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -231,6 +234,13 @@ func verifyOpen(f *os.File, a *Artifact) error {
 	return err
 }
 
+// archiveGoneError is an archive removed from the cache between its
+// download and its extraction (cache prune while an install runs).
+type archiveGoneError struct{ err error }
+
+func (e *archiveGoneError) Error() string { return e.err.Error() }
+func (e *archiveGoneError) Unwrap() error { return e.err }
+
 // maxLinkTarget bounds a zip symlink entry, whose target is its content.
 const maxLinkTarget = 4096
 
@@ -238,7 +248,7 @@ const maxLinkTarget = 4096
 // rootfs.MaxUnpacked of its size, or a symlink longer than a path.
 // archive/zip holds every entry to its declared size.
 func checkZip(r io.ReaderAt, size int64) error {
-	zr, err := zip.NewReader(r, size)
+	zr, err := OpenZip(r, size)
 	if err != nil {
 		return err
 	}

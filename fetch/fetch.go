@@ -88,9 +88,8 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 		} else {
 			sweepOnce(c.CacheDir) // what killed bundle imports left
 		}
-		archiveDir = filepath.Join(c.CacheDir, "archives")
-		if err := os.MkdirAll(archiveDir, 0o755); err != nil {
-			return nil, fmt.Errorf("fetch: %w", localize(err, inCache))
+		if archiveDir, err = CacheFolder(c.CacheDir, "archives"); err != nil {
+			return nil, fmt.Errorf("fetch: %w", err)
 		}
 	} else {
 		if c.Offline {
@@ -248,7 +247,16 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 				if pp, ok := prog.(PhaseProgress); ok {
 					pp.Unpacking(a.Component)
 				}
+				beforeExtract(p)
 				err = m.extract(ctx, u, p, a, i, obtain.verified.unchanged)
+				var gone *archiveGoneError
+				if errors.As(err, &gone) && ctx.Err() == nil {
+					// A cache prune removed it since: fetched again, once.
+					c.notice("%s: its archive was removed from the cache while this install ran (cache prune?); downloading it again", a.label())
+					if p, err = obtain.again(ctx, a); err == nil {
+						err = m.extract(ctx, u, p, a, i, obtain.verified.unchanged)
+					}
+				}
 				done()
 				if err != nil {
 					if ctx.Err() == nil {
@@ -315,8 +323,8 @@ func (c *Client) Obtain(ctx context.Context, arts []Artifact) (map[string]string
 			return nil, fmt.Errorf("fetch: %w", err)
 		}
 	}
-	dir := filepath.Join(c.CacheDir, "archives")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := CacheFolder(c.CacheDir, "archives")
+	if err != nil {
 		return nil, fmt.Errorf("fetch: %w", err)
 	}
 	prog := c.Progress
@@ -401,6 +409,18 @@ func (o *obtainer) get(ctx context.Context, a *Artifact) (string, error) {
 	o.mu.Unlock()
 	e.once.Do(func() { e.path, e.err = o.obtain(ctx, a) })
 	return e.path, e.err
+}
+
+// beforeExtract is a test hook: a test removes the archive there, as a
+// cache prune between its download and its extraction does.
+var beforeExtract = func(string) {}
+
+// again obtains an archive whose copy went missing since get.
+func (o *obtainer) again(ctx context.Context, a *Artifact) (string, error) {
+	if _, err := CacheFolder(filepath.Dir(o.dir), filepath.Base(o.dir)); o.shared && err != nil {
+		return "", fmt.Errorf("cache %s: %w", a.label(), err)
+	}
+	return o.obtain(ctx, a)
 }
 
 func (o *obtainer) obtain(ctx context.Context, a *Artifact) (string, error) {

@@ -59,7 +59,7 @@ func NewImportDir(dir string) (path string, done func(), err error) {
 // ImportPrefix, UnpackPrefix) followed by a random part.
 func NewWorkDir(dir, prefix string) (path string, done func(), err error) {
 	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o777); err != nil { // as the umask asks
 			return "", nil, localize(err, inCache)
 		}
 		sweepImports(dir)
@@ -185,7 +185,9 @@ func importUsage(dir string) int64 {
 	des, _ := os.ReadDir(dir)
 	for _, de := range des {
 		if de.IsDir() && isWorkDir(de.Name()) {
-			n += rootfs.Size(filepath.Join(dir, de.Name()))
+			// A killed unpacking may have linked its files into a store
+			// already: those are not the cache's to free.
+			n += rootfs.OwnSize(filepath.Join(dir, de.Name()))
 		}
 	}
 	return n

@@ -6,13 +6,15 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
+	"sync"
 	"syscall"
 )
 
-const oNoFollow = syscall.O_NOFOLLOW
-
-// oNonBlock: opening a FIFO planted at a file's name does not wait.
-const oNonBlock = syscall.O_NONBLOCK
+const (
+	oNoFollow = syscall.O_NOFOLLOW
+	oNonBlock = syscall.O_NONBLOCK
+)
 
 // deviceOf is the device a file is on.
 func deviceOf(fi fs.FileInfo) uint64 {
@@ -68,4 +70,24 @@ func trustedOwner(st fs.FileInfo) bool {
 		return true
 	}
 	return s.Uid == uint32(os.Getuid()) || s.Uid == 0
+}
+
+// groups are this process's groups, asked once.
+var groups = sync.OnceValue(func() []int {
+	gs, _ := os.Getgroups()
+	return append(gs, os.Getgid())
+})
+
+// foreignFolder reports the owner of a cache folder that is neither this
+// user's nor root's nor shared with a group of this user's (group
+// writable): one another user could have planted.
+func foreignFolder(st fs.FileInfo) (uint32, bool) {
+	s, ok := st.Sys().(*syscall.Stat_t)
+	if !ok || s.Uid == uint32(uid()) || s.Uid == 0 {
+		return 0, false
+	}
+	if st.Mode().Perm()&0o020 != 0 && slices.Contains(groups(), int(s.Gid)) {
+		return 0, false
+	}
+	return s.Uid, true
 }

@@ -10,9 +10,10 @@ import (
 )
 
 // Windows has no O_NOFOLLOW; openNoFollow's Lstat and Stat checks stand in.
-const oNoFollow = 0
-
-const oNonBlock = 0
+const (
+	oNoFollow = 0
+	oNonBlock = 0
+)
 
 func deviceOf(fs.FileInfo) uint64 { return 0 }
 
@@ -50,3 +51,7 @@ func unlockFile(f *os.File) {
 // trustedOwner: file ownership is not checked on Windows, where the cache
 // lives in the user's own profile.
 func trustedOwner(fs.FileInfo) bool { return true }
+
+// foreignFolder: ownership is not checked on Windows, where the cache
+// lives in the user's own profile.
+func foreignFolder(fs.FileInfo) (uint32, bool) { return 0, false }

@@ -524,6 +524,31 @@ func TestPruneCacheRemovesOnlyCudaenvsOwnFolders(t *testing.T) {
 			t.Errorf("pruned through a linked marker: %v", err)
 		}
 	})
+	t.Run("a marker whose write was killed at its rename leaves it prunable, and the next write marks it", func(t *testing.T) {
+		// What a kill at the marker's rename leaves (issue #34: 442 MB
+		// left unprunable for good): the marker's temporary, no marker.
+		dir := t.TempDir()
+		fill(t, dir)
+		os.Remove(filepath.Join(dir, fetch.CacheMarker))
+		tmp := filepath.Join(dir, ".tmp-"+fetch.CacheMarker+"-4123")
+		os.WriteFile(tmp, []byte("Signature: 8a47"), 0o644)
+		old := time.Now().Add(-time.Minute)
+		os.Chtimes(tmp, old, old)
+		removed, err := fetch.PruneCache(dir)
+		if err != nil || len(removed) != len(own) {
+			t.Fatalf("PruneCache = %q, %v", removed, err)
+		}
+		if !exists(filepath.Join(dir, fetch.CacheMarker)) || exists(tmp) {
+			t.Errorf("not marked again, or the killed write's temporary is left")
+		}
+		// And a write of the cache marks it too.
+		os.Remove(filepath.Join(dir, fetch.CacheMarker))
+		os.WriteFile(tmp, nil, 0o644)
+		fill(t, dir)
+		if !exists(filepath.Join(dir, fetch.CacheMarker)) {
+			t.Error("the next install did not mark the cache")
+		}
+	})
 	t.Run("a folder that does not exist is nothing to do", func(t *testing.T) {
 		removed, err := fetch.PruneCache(filepath.Join(t.TempDir(), "none"))
 		if err != nil || len(removed) != 0 {

@@ -182,7 +182,9 @@ func TestDocumentsSharingABudgetStallNoLongerTogetherThanIt(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	const stall, budget = 100 * time.Millisecond, 450 * time.Millisecond
+	// The budget leaves room for the listing's two stalls on a loaded
+	// machine, where a stall limit's timer fires late.
+	const stall, budget = 100 * time.Millisecond, 900 * time.Millisecond
 	var n notices
 	c := &fetch.Client{Base: srv.URL, CacheDir: t.TempDir(), Retries: 10, RetryDelay: time.Millisecond,
 		DocumentStall: stall, Budget: fetch.NewBudget(budget), Notice: n.add}
@@ -190,11 +192,11 @@ func TestDocumentsSharingABudgetStallNoLongerTogetherThanIt(t *testing.T) {
 		t.Fatalf("a listing that answers on its third attempt: %v", err)
 	}
 	_, err := c.Manifest(t.Context(), fetch.CUDA, "12.4.1")
-	if err == nil || !fetch.Unreachable(err) || !regexp.MustCompile(`^get cuda 12\.4\.1 manifest: no data for 100ms \(gave up after [12] attempts in \d+ms\): `).MatchString(err.Error()) {
+	if err == nil || !fetch.Unreachable(err) || !regexp.MustCompile(`^get cuda 12\.4\.1 manifest: no data for 100ms \(gave up after \d+ attempts in \d+ms\): `).MatchString(err.Error()) {
 		t.Fatalf("err = %v\n%s", err, n.String())
 	}
 	// Each stalled request loses a stall limit's worth: together no more
-	// than the budget (each document on its own budget would stall 2+4
+	// than the budget (each document on its own budget would stall 2+9
 	// times).
 	if got, most := int(stalled.Load()), int(budget/stall); got > most {
 		t.Errorf("%d stalled requests, want at most %d:\n%s", got, most, n.String())
@@ -213,7 +215,7 @@ func TestDocumentsSharingABudgetStallNoLongerTogetherThanIt(t *testing.T) {
 		if err == nil || !fetch.Unreachable(err) {
 			t.Fatalf("err = %v", err)
 		}
-		if strings.Contains(err.Error(), "not tried: stalled or failed requests spent the 450ms this command allows for metadata") {
+		if strings.Contains(err.Error(), "not tried: stalled or failed requests spent the 900ms this command allows for metadata") {
 			break
 		}
 		if i == 1 {

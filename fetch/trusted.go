@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -24,27 +25,44 @@ func (c *Client) ReadTrusted(rel string) ([]byte, error) {
 	if c.CacheDir == "" || !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("read %s from the cache: not a path in it", rel)
 	}
-	name := filepath.Join(c.CacheDir, rel)
+	data, _, err := readOwnFile(filepath.Join(c.CacheDir, rel), maxTrusted)
+	return data, err
+}
+
+// readOwnFile reads a cache file that decides what is believed. It is
+// opened once, without following a link and without waiting on a named
+// pipe, and only the descriptor is believed (a name checked, then opened
+// again, can be swapped in between by whoever owns a shared cache's
+// folder): a regular file with one name, owned by this user or root,
+// writable by no one else, at most limit bytes. Another user's file, or
+// one others may write, wraps ErrForeign.
+func readOwnFile(name string, limit int64) ([]byte, fs.FileInfo, error) {
 	f, err := openNoFollow(name, os.O_RDONLY)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !trustedOwner(st) {
-		return nil, fmt.Errorf("%s: %w", name, ErrForeign)
+		return nil, nil, fmt.Errorf("%s: %w", name, ErrForeign)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxTrusted+1))
+	if st.Mode().Perm()&0o022 != 0 {
+		return nil, nil, fmt.Errorf("%s: %w (others may write it: mode %v)", name, ErrForeign, st.Mode().Perm())
+	}
+	if st.Size() > limit {
+		return nil, nil, fmt.Errorf("%s: larger than %d bytes", name, limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(data) > maxTrusted {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxTrusted)
+	if int64(len(data)) > limit {
+		return nil, nil, fmt.Errorf("%s: larger than %d bytes", name, limit)
 	}
-	return data, nil
+	return data, st, nil
 }
 
 // WriteTrusted writes a file ReadTrusted reads: rel inside CacheDir,
@@ -53,9 +71,5 @@ func (c *Client) WriteTrusted(rel string, data []byte) error {
 	if c.CacheDir == "" || !filepath.IsLocal(rel) {
 		return fmt.Errorf("write %s to the cache: not a path in it", rel)
 	}
-	name := filepath.Join(c.CacheDir, rel)
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return localize(err, inCache)
-	}
-	return c.writeCache(name, data)
+	return c.writeCache(filepath.Join(c.CacheDir, rel), data)
 }

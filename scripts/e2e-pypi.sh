@@ -45,6 +45,8 @@
 #      in a project selecting them with nothing but what the bash hook sets
 #      (CPATH, LIBRARY_PATH), prints the NCCL version, and leaving the
 #      project takes every variable back (ONLY_PRODUCTS=1: this step alone).
+#      cuSPARSELt brings libcusparse into the minimal CUDA (cusparseLt.h
+#      includes cusparse.h).
 #   9. cudaenv inspect against NVIDIA's own tools and the loader: (a) on
 #      the cuSPARSE and cuBLASLt of CUDA 13.2's wheels (zstd and plain
 #      fat binaries) and on CUDA 12.4's cuSPARSE (LZ4), inspect lists the
@@ -69,6 +71,41 @@
 #      with the image's Env (its /opt/cudaenv paths moved to where it was
 #      unpacked), compiles and links vector-add (ONLY_IMAGE=1: this step
 #      alone, about 130 MB; SKIP_IMAGE=1: without it).
+#  11. trust in what the index says (issue #34): ls-remote --source pypi
+#      reads no meta-package wheel; install --for torch reads the small
+#      cuda-toolkit wheel torch pins whole, checks its sha256 and caches
+#      its METADATA, named by index, file and
+#      sums (never by the page's sha256 alone); torch 2.5.1's pins, read by
+#      range requests (PyPI has no .metadata file for its big wheels), are
+#      read so again, not believed from the cache; a venv whose
+#      torch/version.py is a link to /dev/zero, a named pipe or a line of
+#      terminal escapes makes compat torch say one line, at once
+#      (ONLY_METADATA=1: this step alone; a few MB).
+#  12. resolve as uv does: for torch (newest), torch==2.7.1, jax[cuda13],
+#      vllm and tensorflow[and-cuda]==2.19.1, install --for X --dry-run
+#      --json names, for every NVIDIA wheel uv pip compile picks for X
+#      (uv from PyPI, CPython 3.12, manylinux x86_64) that cudaenv
+#      installs, the very version uv picks; nothing is downloaded but
+#      pages and metadata (ONLY_RESOLVE=1: this step alone; SPECS="a b"
+#      other specs).
+#  13. `pip install torch` into a venv (with its NVIDIA wheels, as pip
+#      installs it), then install --for <that venv>: the one activation
+#      line says libraries=off (the venv loads its own), and every library
+#      file the toolkit puts on LD_LIBRARY_PATH that the venv also has is
+#      the same file, byte for byte; the versions are the venv's
+#      dist-infos'. FOR_VENV_TORCH=X picks the release; ONLY_FOR_VENV=1
+#      runs this step alone (torch and its CUDA wheels: about 4 GB).
+#  14. link stubs and CMake without nvcc (ONLY_STUBS=1: this step alone):
+#      a C program including cuda.h and nvml.h (-I"$CUDA_HOME/include")
+#      links with -lcuda -lnvidia-ml and nothing else against CUDA 13 and a
+#      libraries-only CUDA 12; CMake from PyPI configures
+#      find_package(CUDAToolkit) on both (the CUDA 12 one through its
+#      version.json and the environment alone) and builds a program linking
+#      CUDA::cuda_driver and CUDA::nvml; a project asking
+#      find_package(cudss CONFIG REQUIRED) builds against cuDSS from PyPI,
+#      whose install brought libcublas into CUDA 13; pycuda from source in a
+#      venv builds and links (-lcuda) through cudaenv exec alone and stops
+#      only at the missing driver.
 #
 # No GPU is needed: the programs are built and run; without a GPU they
 # print the driver error and exit 2, which counts as a pass. On a machine
@@ -92,6 +129,13 @@
 #   SKIP_INSPECT=1 scripts/e2e-pypi.sh    # without step 9
 #   ONLY_IMAGE=1 scripts/e2e-pypi.sh      # step 10 only (a container image)
 #   SKIP_IMAGE=1 scripts/e2e-pypi.sh      # without step 10
+#   ONLY_METADATA=1 scripts/e2e-pypi.sh   # step 11 only
+#   ONLY_RESOLVE=1 scripts/e2e-pypi.sh    # step 12 only (no wheel downloaded)
+#   SKIP_RESOLVE=1 scripts/e2e-pypi.sh    # without step 12
+#   ONLY_FOR_VENV=1 scripts/e2e-pypi.sh   # step 13 only (install --for <venv>)
+#   SKIP_FOR_VENV=1 scripts/e2e-pypi.sh   # without step 13
+#   ONLY_STUBS=1 scripts/e2e-pypi.sh      # step 14 only (stubs, CMake, cuDSS, pycuda)
+#   SKIP_STUBS=1 scripts/e2e-pypi.sh      # without step 14
 #
 # Needs: bash, python3 with venv, g++ (a host compiler nvcc accepts), make
 # or ninja, and go when CUDAENV is not given.
@@ -205,9 +249,11 @@ EOF
 # A function, so that ONLY_PRODUCTS=1 can run it alone.
 products() {
 	step "(8) CUDA 13 with nccl@2.30 and cusparselt@0.8 from PyPI; a program links them through the hook's environment alone"
-	# cusparseLt.h includes cusparse.h: the toolkit needs libcusparse too.
+	# cusparseLt.h includes cusparse.h: installing cuSPARSELt adds
+	# libcusparse to the minimal toolkit installed with it.
 	cudaenv install 13 nccl@2.30 cusparselt@0.8 --profile minimal
-	cudaenv install 13 --components libcusparse
+	cudaenv exec 13 -- sh -c 'test -f "$CUDA_HOME/include/cusparse.h"' ||
+		die "installing cuSPARSELt did not bring libcusparse into CUDA 13"
 	local proj="$work/pro j'q \$x"
 	mkdir -p "$proj"
 	echo "13 nccl@2.30 cusparselt@0.8" >"$proj/.cuda-version"
@@ -271,6 +317,177 @@ CPP
 	[[ ! -e "$CUDAENV_ROOT/nccl/$nccl" ]] || die "the NCCL folder is still there"
 	done_step
 }
+# (14) link stubs and CMake without nvcc: see the top. A function, so that
+# ONLY_STUBS=1 can run it alone.
+stubs_cmake() {
+	local cm=${cmake:-}
+	if [[ -z "$cm" ]]; then
+		step "(14) CMake from PyPI into a venv"
+		python3 -m venv "$work/venv"
+		"$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check 'cmake>=4.2'
+		cm=$work/venv/bin/cmake
+		done_step
+	fi
+	"$cm" --version | head -1
+
+	step "(14a) CUDA 13 with curand, nvml.h and cudaProfiler.h (what pycuda builds with), and a libraries-only CUDA 12.4: each gets link stubs and a version.json"
+	cudaenv install 13 --profile minimal
+	cudaenv install 13 --components libcurand,cuda_nvml_dev,cuda_profiler_api
+	cudaenv install 12.4 --components cuda_cudart,cuda_nvml_dev,libcublas
+	local c13 c12 t
+	c13=$(cudaenv exec 13 -- sh -c 'echo "$CUDA_HOME"')
+	c12=$(cudaenv exec 12.4 -- sh -c 'echo "$CUDA_HOME"')
+	for t in "$c13" "$c12"; do
+		ls -l "$t/lib/stubs"
+		[[ -f "$t/lib/stubs/libcuda.so" && -f "$t/lib/stubs/libnvidia-ml.so" ]] || die "$t has no link stubs"
+		readelf -d "$t/lib/stubs/libcuda.so" | grep SONAME
+		echo "$(basename "$t"): libcuda.so exports $(readelf --dyn-syms -W "$t/lib/stubs/libcuda.so" | grep -c ' FUNC ') functions, libnvidia-ml.so $(readelf --dyn-syms -W "$t/lib/stubs/libnvidia-ml.so" | grep -c ' FUNC ')"
+	done
+	[[ ! -e "$c12/bin/nvcc" && -f "$c12/version.json" ]] || die "CUDA 12.4 is not libraries-only with a version.json"
+	head -5 "$c12/version.json"
+	done_step
+
+	step "(14b) a C program including cuda.h and nvml.h links with -lcuda -lnvidia-ml alone, against CUDA 13 and the libraries-only CUDA 12.4"
+	cat >"$work/drv.c" <<'EOF'
+#include <stdio.h>
+#include <cuda.h>
+#include <nvml.h>
+
+int main(void) {
+  CUresult r = cuInit(0);
+  const char *why = 0;
+  cuGetErrorString(r, &why);
+  nvmlReturn_t n = nvmlInit();
+  printf("drv: cuInit: %d (%s); nvmlInit: %s\n", (int)r, why ? why : "?", nvmlErrorString(n));
+  if (r == CUDA_SUCCESS) { printf("drv: ok\n"); return 0; }
+  printf("drv: no usable CUDA driver or device\n");
+  return 2;
+}
+EOF
+	local v out code
+	for v in 13 12.4; do
+		# The headers from the toolkit as host code takes them (nvcc adds
+		# them itself); the libraries from nothing but -l.
+		(cd "$work" && cudaenv exec "$v" -- sh -c 'exec cc drv.c -I"$CUDA_HOME/include" -o "$0" -lcuda -lnvidia-ml' "drv-$v") || die "drv.c does not link against CUDA $v"
+		readelf -d "$work/drv-$v" | grep NEEDED
+		set +e
+		out=$(cudaenv exec "$v" -- "$work/drv-$v" 2>&1)
+		code=$?
+		set -e
+		echo "$out"
+		# No driver: the loader does not find libcuda.so.1 (the stub is not
+		# on its path); a driver without a GPU: cuInit says so.
+		if [[ $code -ne 0 ]]; then
+			grep -qE 'libcuda\.so\.1|libnvidia-ml\.so\.1|^drv: no usable' <<<"$out" || die "drv (CUDA $v) failed without naming the driver"
+			! grep -q 'stub library' <<<"$out" || die "drv (CUDA $v) loaded a stub at run time"
+		fi
+	done
+	done_step
+
+	step "(14c) CMake from PyPI configures find_package(CUDAToolkit) on CUDA 13 and the libraries-only CUDA 12.4, and links CUDA::cuda_driver and CUDA::nvml"
+	mkdir -p "$work/probe"
+	cp "$work/drv.c" "$work/probe/drv.c"
+	cat >"$work/probe/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.18)
+project(probe LANGUAGES C)
+find_package(CUDAToolkit REQUIRED)
+# CMake 4 imports a stub as IMPORTED_IMPLIB (for the linker, not the loader).
+foreach(t cuda_driver nvml)
+  get_target_property(${t} CUDA::${t} IMPORTED_LOCATION)
+  if(NOT ${t})
+    get_target_property(${t} CUDA::${t} IMPORTED_IMPLIB)
+  endif()
+endforeach()
+message(STATUS "probe: CUDAToolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_LIBRARY_ROOT}; cuda_driver ${cuda_driver}; nvml ${nvml}")
+if(TARGET CUDA::cublas)
+  get_target_property(cublas CUDA::cublas IMPORTED_LOCATION)
+  message(STATUS "probe: cublas ${cublas}")
+endif()
+add_executable(drv drv.c)
+target_link_libraries(drv CUDA::cuda_driver CUDA::nvml)
+EOF
+	for v in 13 12.4; do
+		out=$(cudaenv exec "$v" -- "$cm" -S "$work/probe" -B "$work/probe/build-$v" 2>&1) || { echo "$out"; die "find_package(CUDAToolkit) failed on CUDA $v"; }
+		grep '^-- probe:' <<<"$out"
+		grep -q "^-- probe: CUDAToolkit ${v}" <<<"$out" || die "CMake found another CUDA than $v"
+		grep -q 'cuda_driver .*/stubs/libcuda.so' <<<"$out" || die "CMake did not find the link stub for CUDA::cuda_driver"
+		cudaenv exec "$v" -- "$cm" --build "$work/probe/build-$v" >/dev/null || die "the probe does not build against CUDA $v"
+	done
+	(cd "$work" && cudaenv exec 12.4 -- sh -c 'PATH="$0:$PATH" exec cudaenv doctor' "$(dirname "$cm")") | grep -A1 -E '^(ok|warn|FAIL|skip) +(toolkit|cmake)' || true
+	done_step
+
+	step "(14d) cuDSS from PyPI: its install brings libcublas into CUDA 13; find_package(cudss CONFIG REQUIRED) builds"
+	local log
+	log=$(cudaenv install 13 cudss@1 2>&1 | tee -a /dev/stderr) || die "cuDSS did not install"
+	grep -q 'adding .*libcublas.* to CUDA 13' <<<"$log" || [[ -f "$c13/lib/libcublas.so" ]] || die "installing cuDSS did not bring libcublas into CUDA 13"
+	local dss
+	dss=$(cudaenv exec 13 cudss@1 -- sh -c 'echo "$CUDSS_ROOT"')
+	ls "$dss/lib/cmake/cudss"
+	mkdir -p "$work/dss"
+	cat >"$work/dss/dss.c" <<'EOF'
+#include <stdio.h>
+#include <cudss.h>
+
+int main(void) {
+  cudssHandle_t h;
+  cudssStatus_t s = cudssCreate(&h);
+  if (s == CUDSS_STATUS_SUCCESS) {
+    cudssDestroy(h);
+    printf("dss: ok\n");
+    return 0;
+  }
+  printf("dss: cudssCreate: status %d (no usable GPU: the CUDA driver is needed)\n", (int)s);
+  return 2;
+}
+EOF
+	cat >"$work/dss/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.10)
+project(dss LANGUAGES C)
+find_package(cudss CONFIG REQUIRED)
+find_package(CUDAToolkit REQUIRED)
+message(STATUS "dss: cudss ${cudss_VERSION} from ${cudss_DIR}")
+add_executable(dss dss.c)
+target_include_directories(dss PRIVATE ${cudss_INCLUDE_DIR})
+target_link_libraries(dss cudss CUDA::cudart)
+EOF
+	out=$(cudaenv exec 13 cudss@1 -- "$cm" -S "$work/dss" -B "$work/dss/build" 2>&1) || { echo "$out"; die "find_package(cudss CONFIG) failed"; }
+	grep '^-- dss:' <<<"$out"
+	cudaenv exec 13 cudss@1 -- "$cm" --build "$work/dss/build" || die "the cuDSS project does not build"
+	set +e
+	out=$(cudaenv exec 13 cudss@1 -- "$work/dss/build/dss" 2>&1)
+	code=$?
+	set -e
+	echo "$out"
+	[[ $code -eq 0 || $code -eq 2 ]] || grep -q 'libcuda\.so\.1' <<<"$out" || die "dss failed (exit $code) without naming the driver"
+	done_step
+
+	step "(14e) pycuda from source in a venv builds and links through cudaenv exec alone"
+	local venv="$work/pycuda venv"
+	python3 -m venv "$venv"
+	local pip=("$venv/bin/python" -m pip install --disable-pip-version-check --no-binary pycuda --no-cache-dir)
+	[[ -z "${CUDAENV_PYPI_INDEX:-}" ]] || pip+=(--index-url "$CUDAENV_PYPI_INDEX")
+	# numpy: pycuda imports it and does not require it.
+	(cd "$work" && cudaenv exec 13 -- "${pip[@]}" numpy pycuda 2>&1 | tail -3) || die "pycuda did not build"
+	local so
+	so=$(find "$venv" -name '_driver*.so' | head -1)
+	[[ -n "$so" ]] || die "pycuda built no _driver extension"
+	readelf -d "$so" | grep -E 'NEEDED.*(libcuda|libcurand)'
+	set +e
+	out=$(cd "$work" && cudaenv exec 13 -- "$venv/bin/python" -c 'import pycuda.driver as d; d.init(); print("pycuda: ok,", d.Device.count(), "devices")' 2>&1)
+	code=$?
+	set -e
+	echo "$out" | tail -3
+	[[ $code -eq 0 ]] || grep -qE 'libcuda\.so\.1|cuInit failed|no CUDA-capable device|CUDA driver' <<<"$out" || die "pycuda stopped at something other than the missing driver (exit $code)"
+	done_step
+}
+
+if [[ -n "${ONLY_STUBS:-}" ]]; then
+	stubs_cmake
+	printf '\n== ok: link stubs, CMake without nvcc and cuDSS'"'"'s CMake package work from PyPI alone\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
 # (9) cudaenv inspect against cuobjdump and the loader: see the top. A
 # function, so that ONLY_INSPECT=1 can run it alone.
 inspect_step() {
@@ -493,6 +710,122 @@ if [[ -n "${ONLY_PRODUCTS:-}" ]]; then
 	exit 0
 fi
 
+# (11) trust in what the index and a venv say: see the top. A function,
+# so that ONLY_METADATA=1 can run it alone.
+metadata_trust() {
+	step "(11) wheel metadata cached only as checked, keyed by index and file; a hostile venv's torch says one line"
+	local out sums n
+	# Listing the releases reads the cuda-toolkit meta-package's page, none
+	# of its wheels (#35). The one torch pins is read whole (it is small),
+	# checked against the page's sha256, and cached (not under that sha256).
+	cudaenv ls-remote --source pypi >/dev/null
+	n=$({ find "$CUDAENV_CACHE_DIR/metadata" -name '*.METADATA' 2>/dev/null || true; } | wc -l)
+	echo "cached metadata files after ls-remote --source pypi: $n"
+	[[ $n -eq 0 ]] || die "ls-remote read $n wheels' metadata"
+	out=$(cudaenv install --for torch --source pypi --dry-run 2>&1) || die "install --for torch --dry-run: $out"
+	n=$(find "$CUDAENV_CACHE_DIR/metadata" -name '*.METADATA' | wc -l)
+	echo "cached metadata files after install --for torch --dry-run: $n"
+	[[ $n -gt 0 ]] || die "nothing checked was cached"
+	sums=$(python3 - <<'PY'
+import json, urllib.request, os
+index = os.environ.get("CUDAENV_PYPI_INDEX", "https://pypi.org/simple/").rstrip("/")
+req = urllib.request.Request(index + "/cuda-toolkit/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+page = json.load(urllib.request.urlopen(req, timeout=60))
+print(" ".join(f["hashes"].get("sha256", "") for f in page["files"]))
+PY
+)
+	for s in $sums; do
+		[[ ! -e "$CUDAENV_CACHE_DIR/metadata/$s.METADATA" ]] || die "metadata cached under the page's sha256 $s alone"
+	done
+	# torch's 900 MB wheels have no .metadata file on PyPI: their pins are
+	# read by range requests, which check no sha256, so they are read so
+	# again rather than believed from the cache.
+	for _ in 1 2; do
+		out=$(cudaenv install --for torch==2.5.1 --source pypi --dry-run 2>&1) || die "install --for torch==2.5.1 --dry-run: $out"
+		grep -E '^torch 2\.5\.1: read the pins of .* \(from (range requests on its zip directory|its \.metadata file)\)$' <<<"$out" || die "torch's pins: $out"
+	done
+	local site="$work/hostile venv/lib/python3.12/site-packages"
+	mkdir -p "$site/torch" "$work/hostile bin"
+	printf '#!/bin/sh\necho "%s"\necho "#python 3.12"\n' "$site" >"$work/hostile bin/python3"
+	chmod 755 "$work/hostile bin/python3"
+	ln -s /dev/zero "$site/torch/version.py"
+	out=$(PATH="$work/hostile bin:$PATH" timeout 20 cudaenv compat torch 2>&1) && die "compat torch took a link to /dev/zero"
+	echo "$out"
+	[[ $(wc -l <<<"$out") == 1 ]] && grep -q 'is a symbolic link' <<<"$out" || die "not one line about the link: $out"
+	rm "$site/torch/version.py"
+	mkfifo "$site/torch/version.py"
+	out=$(PATH="$work/hostile bin:$PATH" timeout 20 cudaenv compat torch 2>&1) && die "compat torch took a named pipe"
+	echo "$out"
+	grep -q 'is not a regular file$' <<<"$out" || die "not one line about the pipe: $out"
+	rm "$site/torch/version.py"
+	printf "__version__ = '2.5.1\033]0;owned\007\npip install evil --extra-index-url http://x'\n" >"$site/torch/version.py"
+	out=$(PATH="$work/hostile bin:$PATH" timeout 20 cudaenv compat torch 2>&1) && die "compat torch took escapes for a version"
+	echo "$out"
+	! grep -q $'\033' <<<"$out" && grep -q 'is not a PEP 440 version$' <<<"$out" || die "the escapes reached the terminal: $out"
+	done_step
+}
+if [[ -n "${ONLY_METADATA:-}" ]]; then
+	metadata_trust
+	printf '\n== ok: wheel metadata is cached only as checked and keyed by index and file; a hostile venv gets one line\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
+# (13) install --for <venv> after pip install torch: see the top. A
+# function, so that ONLY_FOR_VENV=1 can run it alone.
+for_venv() {
+	step "(13) pip install torch${FOR_VENV_TORCH:+==$FOR_VENV_TORCH} into a venv, then install --for <venv>: the toolkit's libraries are the venv's own"
+	local venv="$work/torch ve'nv"
+	python3 -m venv "$venv"
+	local pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
+	[[ -z "${CUDAENV_PYPI_INDEX:-}" ]] || pip+=(--index-url "$CUDAENV_PYPI_INDEX")
+	"${pip[@]}" "torch${FOR_VENV_TORCH:+==$FOR_VENV_TORCH}"
+	local site
+	site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	"$venv/bin/python" -m pip list --disable-pip-version-check 2>/dev/null | grep -iE '^(torch|nvidia-|cuda-toolkit)' || true
+	cudaenv install --for "$venv" --dry-run
+	local out
+	out=$(cudaenv install --for "$venv" 2>&1 | tee -a /dev/stderr)
+	local use
+	use=$(sed -n 's/^activate it with: cudaenv use //p' <<<"$out")
+	[[ -n "$use" ]] || die "install --for <venv> printed no activation line"
+	[[ $(grep -c '^activate it with' <<<"$out") -eq 1 ]] || die "install --for <venv> printed more than one activation line"
+	[[ $use == --libraries=off\ * ]] || die "the activation line does not keep the toolkit's libraries off for the venv's torch: $use"
+	local words=${use#--libraries=off }
+	# With the libraries on, every file the toolkit puts on
+	# LD_LIBRARY_PATH that the venv's wheels also have is the same file.
+	local dirs same=0 differ=0
+	# shellcheck disable=SC2086 # the words are versions: cudaenv printed them
+	dirs=$(cudaenv exec $words -- sh -c 'printf "%s" "$LD_LIBRARY_PATH"')
+	local d f name mine
+	while IFS= read -r -d: d || [[ -n "$d" ]]; do
+		d=${d%$'\n'}
+		[[ "$d" == "$CUDAENV_ROOT"/* ]] || continue
+		for f in "$d"/lib*.so*; do
+			[[ -f "$f" ]] || continue
+			name=$(basename "$f")
+			mine=$(find "$site/nvidia" -name "$name" -type f 2>/dev/null | head -1 || true)
+			[[ -n "$mine" ]] || continue
+			if cmp -s "$f" "$mine"; then
+				same=$((same + 1))
+			else
+				differ=$((differ + 1))
+				echo "differs: $f and $mine" >&2
+			fi
+		done
+	done <<<"$dirs"
+	echo "library files the toolkit shares with the venv: $same the same, $differ different"
+	[[ $differ -eq 0 ]] || die "$differ library files on the toolkit's LD_LIBRARY_PATH differ from the venv's"
+	[[ $same -ge 3 ]] || die "only $same of the toolkit's library files are also in the venv"
+	done_step
+}
+if [[ -n "${ONLY_FOR_VENV:-}" ]]; then
+	for_venv
+	printf '\n== ok: install --for <venv> gives a toolkit whose libraries are the venv'"'"'s own\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
 if [[ -n "${ONLY_LIBRARIES:-}" ]]; then
 	libraries_trap
 	printf '\n== ok: doctor catches the undefined-symbol trap and --libraries=off avoids it\ntimes:\n'
@@ -636,6 +969,56 @@ EOF
 if [[ -n "${ONLY_EXTENSIONS:-}" ]]; then
 	torch_extension
 	printf '\n== ok: a PyTorch extension builds against what install --for installed\ntimes:\n'
+	printf '%s\n' "${times[@]}"
+	exit 0
+fi
+
+# (12) install --for resolves as uv does: see the top.
+resolve_as_uv() {
+	step "(12) install --for X --dry-run --json picks the NVIDIA wheels uv pip compile picks"
+	local tools="$work/uv-venv"
+	python3 -m venv "$tools"
+	"$tools/bin/pip" install -q uv
+	local uv="$tools/bin/uv" specs=${SPECS:-"torch torch==2.7.1 jax[cuda13] vllm tensorflow[and-cuda]==2.19.1"}
+	local spec n=0
+	for spec in $specs; do
+		n=$((n + 1))
+		local plan="$work/plan-$n.json" uvout="$work/uv-$n.txt"
+		local start=$(date +%s.%N)
+		cudaenv install --for "$spec" --dry-run --json >"$plan" 2>"$work/plan-$n.err" || { cat "$work/plan-$n.err" >&2; die "install --for $spec --dry-run --json failed"; }
+		local took=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+		echo "$spec" | UV_PYTHON_DOWNLOADS=never UV_CACHE_DIR="$work/uv-cache" "$uv" pip compile --quiet --python-version 3.12 \
+			--python-platform x86_64-manylinux_2_40 --no-header --no-annotate - >"$uvout" || die "uv pip compile $spec failed"
+		python3 - "$spec" "$plan" "$uvout" "$took" <<'EOF2' || die "install --for $spec does not pick what uv picks"
+import json, re, sys
+spec, plan, uvout, took = sys.argv[1:]
+ours = {}
+for p in json.load(open(plan))["products"]:
+    for c in p["components"]:
+        if c["project"]:
+            ours[c["project"]] = c["version"]
+theirs = {}
+for line in open(uvout):
+    m = re.match(r"^([A-Za-z0-9._-]+)==([^ ;]+)", line.strip())
+    if m and m.group(1).lower().startswith("nvidia-"):
+        theirs[m.group(1).lower().replace("_", "-")] = m.group(2)
+same = sorted(p for p in theirs if p in ours and ours[p] == theirs[p])
+differ = sorted(p for p in theirs if p in ours and ours[p] != theirs[p])
+left = sorted(p for p in theirs if p not in ours)
+print("%s: %d NVIDIA wheels as uv picks them (%.40s…), in %ss" % (spec, len(same), ", ".join(p + "==" + theirs[p] for p in same), took))
+if left:
+    print("  uv also takes (cudaenv does not install them): " + ", ".join(p + "==" + theirs[p] for p in left))
+for p in differ:
+    print("  DIFFERS: %s: cudaenv %s, uv %s" % (p, ours[p], theirs[p]))
+if differ or not same:
+    sys.exit(1)
+EOF2
+	done
+	done_step
+}
+if [[ -n "${ONLY_RESOLVE:-}" ]]; then
+	resolve_as_uv
+	printf '\n== ok: install --for picks the NVIDIA wheels uv picks\ntimes:\n'
 	printf '%s\n' "${times[@]}"
 	exit 0
 fi
@@ -831,6 +1214,10 @@ libraries_trap
 [[ -n "${SKIP_PRODUCTS:-}" ]] || products
 [[ -n "${SKIP_INSPECT:-}" ]] || inspect_step
 [[ -n "${SKIP_IMAGE:-}" ]] || container_image
+metadata_trust
+[[ -n "${SKIP_RESOLVE:-}" ]] || resolve_as_uv
+[[ -n "${SKIP_TORCH:-}${SKIP_FOR_VENV:-}" ]] || for_venv
+[[ -n "${SKIP_STUBS:-}" ]] || stubs_cmake
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
@@ -839,5 +1226,9 @@ printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it
 [[ -n "${SKIP_PRODUCTS:-}" ]] || printf '; NCCL and cuSPARSELt link through the environment cudaenv sets'
 [[ -n "${SKIP_INSPECT:-}" ]] || printf '; inspect lists what cuobjdump lists and names the undefined symbol'
 [[ -n "${SKIP_IMAGE:-}" ]] || printf '; a container image built without an engine, pulled and unpacked by crane, builds vector-add'
+printf '; wheel metadata is cached only as checked, and a hostile venv gets one line'
+[[ -n "${SKIP_RESOLVE:-}" ]] || printf '; install --for picks the NVIDIA wheels uv picks'
+[[ -n "${SKIP_TORCH:-}${SKIP_FOR_VENV:-}" ]] || printf '; install --for <venv> gives the venv'"'"'s own libraries'
+[[ -n "${SKIP_STUBS:-}" ]] || printf '; -lcuda -lnvidia-ml, CMake and pycuda link through the stubs, and cuDSS builds with find_package(cudss CONFIG)'
 printf '\ntimes:\n'
 printf '%s\n' "${times[@]}"

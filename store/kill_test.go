@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 // TestKilledHelper is not a test: run by killAt in a child process, it
@@ -172,7 +174,7 @@ func TestASecondLockSaysWhatItWaitsFor(t *testing.T) {
 			select {
 			case u := <-got:
 				u()
-			case <-time.After(10 * time.Second):
+			case <-testwait.After(t):
 				t.Fatal("the second Lock never got the lock")
 			}
 		})
@@ -182,3 +184,42 @@ func TestASecondLockSaysWhatItWaitsFor(t *testing.T) {
 type lineBuf struct{ s string }
 
 func (b *lineBuf) Write(p []byte) (int, error) { b.s += string(p); return len(p), nil }
+
+// An install waiting for another cudaenv's lock ends when its context
+// does (the first Ctrl-C or SIGTERM), saying why; a blocking flock did
+// not (issue #34: timeout 5 cudaenv install was still waiting 10 minutes
+// later). The lock is not taken, and is free for the holder's next user.
+func TestALockWaitEndsWithItsContext(t *testing.T) {
+	first := newStore(t)
+	unlock, err := first.Lock(CUDA, "12.4.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := New(first.Dirs)
+	r, w := io.Pipe()
+	second.Wait = w
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan error, 1)
+	go func() {
+		_, err := second.LockContext(ctx, CUDA, "12.4.1")
+		got <- err
+	}()
+	if _, err := bufio.NewReader(r).ReadString('\n'); err != nil { // it waits
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-got:
+		if !errors.Is(err, ErrLockWait) || err.Error() != "interrupted while waiting for another cudaenv to finish installing CUDA 12.4.1" {
+			t.Fatalf("err = %v", err)
+		}
+	case <-testwait.After(t):
+		t.Fatal("the wait did not end with its context")
+	}
+	unlock()
+	u, err := New(first.Dirs).Lock(CUDA, "12.4.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u()
+}

@@ -1,10 +1,13 @@
 package store
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cudaenv/cudaenv/internal/version"
 )
@@ -15,6 +18,17 @@ import (
 // command that takes the lock sees a whole old or a whole new tree. Release
 // it with the returned function.
 func (s *Store) Lock(k Kind, name string) (func(), error) {
+	return s.LockContext(context.Background(), k, name)
+}
+
+// ErrLockWait wraps the error of a wait for an entry's lock that ctx ended
+// (the first Ctrl-C or SIGTERM).
+var ErrLockWait = errors.New("interrupted while waiting for another cudaenv")
+
+// LockContext is Lock whose wait ends when ctx does: the first Ctrl-C of
+// an install waiting behind another one stops it, rather than a wait the
+// signal cannot reach (a CI cancel, timeout 5 cudaenv install ...).
+func (s *Store) LockContext(ctx context.Context, k Kind, name string) (func(), error) {
 	if err := s.mkdirKind(s.Dirs.Root); err != nil { // a shared store's root: readable by all
 		return nil, err
 	}
@@ -30,9 +44,17 @@ func (s *Store) Lock(k Kind, name string) (func(), error) {
 		if s.Wait != nil {
 			fmt.Fprintf(s.Wait, "waiting for another cudaenv to finish %s (lock %s)\n", lockWhat(k, name), path)
 		}
-		if err := lockFile(f); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", name, err)
+		// Polled, not a blocking flock: a signal does not interrupt
+		// that (the runtime restarts it), a context ends this.
+		delay := 20 * time.Millisecond
+		for !tryLockFile(f) {
+			select {
+			case <-ctx.Done():
+				f.Close()
+				return nil, fmt.Errorf("%w to finish %s", ErrLockWait, lockWhat(k, name))
+			case <-time.After(delay):
+			}
+			delay = min(2*delay, 500*time.Millisecond)
 		}
 	}
 	s.settle(k, name)

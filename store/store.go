@@ -57,8 +57,12 @@ type Receipt struct {
 	// --components without cuda_nvcc): good for running prebuilt programs
 	// and wheels, and for host code against its libraries, not for
 	// compiling CUDA code.
-	LibrariesOnly bool     `json:"libraries_only,omitempty"`
-	Licenses      []string `json:"licenses,omitempty"`
+	LibrariesOnly bool `json:"libraries_only,omitempty"`
+	// Differs lists the components whose builds are not the release's own
+	// (a toolkit made to the builds a framework pins: install --for), each
+	// with the release's own version ("" when the release has none).
+	Differs  map[string]string `json:"differs,omitempty"`
+	Licenses []string          `json:"licenses,omitempty"`
 	// InstalledBytes is the size of the entry's files when it was
 	// installed (rootfs.Size), so that list need not walk thousands of
 	// files; 0 in receipts written before it was recorded.
@@ -79,6 +83,36 @@ type Component struct {
 	SHA256  string `json:"sha256,omitempty"`
 	Size    int64  `json:"size,omitempty"`
 	License string `json:"license,omitempty"`
+}
+
+// DiffersText says which components are not the release's own builds:
+// "cuda_nvrtc 12.6.77 (12.6.3's is 12.6.85)", sorted; "" when none.
+func (r Receipt) DiffersText() string {
+	if len(r.Differs) == 0 {
+		return ""
+	}
+	ids := make([]string, 0, len(r.Differs))
+	for id := range r.Differs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var parts []string
+	for _, id := range ids {
+		have := ""
+		for _, c := range r.Components {
+			if c.ID == id {
+				have = c.Version
+			}
+		}
+		own := r.Differs[id]
+		switch {
+		case own == "":
+			parts = append(parts, fmt.Sprintf("%s %s (not in %s)", id, have, r.Version))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %s (%s's is %s)", id, have, r.Version, own))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Entry is one installed or linked version.
@@ -420,6 +454,22 @@ func (s *Store) InstallFiles(k Kind, name string, sums *filelist.Sums, fill func
 	final := filepath.Join(dir, name)
 	var old string
 	if _, err := os.Lstat(final); err == nil {
+		// One atomic swap where the file system has it: the entry's path
+		// never goes missing, so a shim or build that starts a command
+		// of it meanwhile finds the old tree or the new one. The stage's
+		// name then holds the old tree, a leftover settle would delete.
+		step("aside")
+		err := exchange(stage, final)
+		if err == nil {
+			keep = true
+			step("placed")
+			s.discard(stage, trashPrefix+name+"-")
+			e, _ := s.Get(k, name)
+			return e, e.Err
+		}
+		if !errors.Is(err, errNoExchange) {
+			return Entry{}, fmt.Errorf("replace %s: %w", final, err)
+		}
 		old = filepath.Join(dir, asidePrefix+strings.TrimPrefix(filepath.Base(stage), stagePrefix))
 		if err := os.Rename(final, old); err != nil {
 			return Entry{}, fmt.Errorf("replace %s: %w", final, err)
@@ -449,6 +499,10 @@ const (
 	trashPrefix = ".trash-" // .trash-<name>-<n>: a tree being deleted
 )
 
+// errNoExchange is exchange's answer where the file system has no atomic
+// swap of two names.
+var errNoExchange = errors.New("no atomic exchange")
+
 // step is a test hook: a test makes it end the process at a named step,
 // as a kill would.
 var step = func(string) {}
@@ -458,9 +512,22 @@ var step = func(string) {}
 // the deletion never leaves a half tree under a name that means something
 // (an entry, or an aside that settle would put back). Files it shares with
 // the cache stay vouched for (ledger.Remove).
+//
+// With no inode left for a new folder (a full file system, a cluster's
+// file-count quota), which is when a failed install's tree most needs
+// deleting, the tree itself is renamed to a trash name (a rename needs no
+// new inode), or, a half-built tree meaning nothing, deleted in place.
 func (s *Store) discard(path, pattern string) {
 	trash, err := os.MkdirTemp(filepath.Dir(path), pattern)
 	if err != nil {
+		renamed := filepath.Join(filepath.Dir(path), pattern+"r"+strconv.FormatInt(time.Now().UnixNano(), 36))
+		switch {
+		case os.Rename(path, renamed) == nil:
+			step("trashed")
+			s.ledger.Remove(renamed)
+		case strings.HasPrefix(filepath.Base(path), stagePrefix):
+			s.ledger.Remove(path)
+		}
 		return
 	}
 	if err := os.Rename(path, filepath.Join(trash, "x")); err != nil {

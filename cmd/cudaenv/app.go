@@ -131,6 +131,7 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 // report prints an error once, as "cudaenv: …" with control characters
 // escaped, and picks the exit code (query.Report).
 func report(e *env, err error) int {
+	err = noSpaceHint(err)
 	addHintFlags(e, err)
 	return query.Report(e.stderr, err)
 }

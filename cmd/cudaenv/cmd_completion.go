@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cudaenv/cudaenv/compat"
 	"github.com/cudaenv/cudaenv/completions"
 	"github.com/cudaenv/cudaenv/internal/config"
 	"github.com/cudaenv/cudaenv/internal/install"
@@ -184,7 +185,7 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 			}
 			return out, ""
 		case cmd.Name == "set" && len(positional) == 1 && positional[0] == "source":
-			return []candidate{{"nvidia", "NVIDIA's redist server"}, {"pypi", "NVIDIA's wheels on the PyPI index"}, {"auto", "NVIDIA's, else PyPI"}}, ""
+			return flagValues(e, "source")
 		case cmd.Name == "set" && len(positional) == 1 && positional[0] == "system_root":
 			return nil, completions.Dirs
 		}
@@ -194,8 +195,10 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 		if len(positional) == 0 {
 			return toolCandidates(e), ""
 		}
-	case "install", "export": // bundle export
+	case "install", "export", "image": // bundle export
 		return remoteCandidates(e), ""
+	case "inspect": // inspect PATH...
+		return nil, completions.Files
 	case "import": // bundle import FILE
 		if len(positional) == 0 {
 			return nil, completions.Files
@@ -325,6 +328,16 @@ func flagValues(e *env, name string) ([]candidate, string) {
 		return out, ""
 	case "platform":
 		return []candidate{{"linux-x86_64", ""}, {"linux-sbsa", "Arm servers (Grace)"}, {"linux-aarch64", "Jetson before CUDA 13"}, {"windows-x86_64", ""}}, ""
+	case "source":
+		return []candidate{{"nvidia", "NVIDIA's redist server"}, {"pypi", "NVIDIA's wheels on the PyPI index"}, {"auto", "NVIDIA's, else PyPI"}}, ""
+	case "gpu": // inspect --gpu
+		var out []candidate
+		for _, a := range compat.Archs() {
+			out = append(out, candidate{a.SM(), a.Name})
+		}
+		return out, ""
+	case "driver", "push", "tag", "jobs", "components":
+		return nil, "" // a value no file names
 	}
 	return nil, completions.Files
 }

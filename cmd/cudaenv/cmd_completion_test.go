@@ -148,6 +148,15 @@ func TestCompleteEngine(t *testing.T) {
 		{[]string{"use", "--"}, "--unset"},
 		{[]string{"hook-env", ""}, ""},
 		{[]string{"__complete", ""}, ""},
+		// The new commands' arguments and flag values (issue #32, #33).
+		{[]string{"inspect", ""}, completions.Files},
+		{[]string{"inspect", "--gpu", "sm_8"}, "sm_80"},
+		{[]string{"inspect", "--driver", ""}, ""},
+		{[]string{"image", "--push", ""}, ""},
+		{[]string{"image", "--source", "p"}, "pypi"},
+		{[]string{"install", "--source", "a"}, "auto"},
+		{[]string{"image", "--profile", "m"}, "minimal"},
+		{[]string{"config", "set", "source", "n"}, "nvidia"},
 	} {
 		got := strings.Join(complete(e, app.Commands, c.words), " ")
 		if first, _, _ := strings.Cut(got, "\t"); first != c.want {

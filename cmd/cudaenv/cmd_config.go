@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,13 +83,7 @@ Each key's environment variable, and the command's flags, override it.`,
 func (e *env) configPath() string { return filepath.Join(e.dirs.Config, config.FileName) }
 
 // readConfig is the file's bytes; none when it does not exist.
-func (e *env) readConfig() ([]byte, error) {
-	data, err := os.ReadFile(e.configPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
-}
+func (e *env) readConfig() ([]byte, error) { return config.Read(e.dirs.Config) }
 
 func configList(e *env) error {
 	data, err := e.readConfig()
@@ -99,7 +92,7 @@ func configList(e *env) error {
 	}
 	file, err := config.Parse(e.configPath(), data)
 	if err != nil {
-		return fmt.Errorf("config: %w; fix that line, or remove it with cudaenv config unset KEY", err)
+		return fmt.Errorf("config: %w", withFix(err))
 	}
 	n := 0
 	for _, k := range config.KeyNames() {
@@ -151,7 +144,7 @@ func configSet(e *env, key, value string) error {
 	}
 	if _, err := config.Parse(e.configPath(), data); err != nil {
 		// Writing beside a line nothing reads would keep a typo hidden.
-		return fmt.Errorf("config set: %w; fix that line first, or remove it with cudaenv config unset KEY", err)
+		return fmt.Errorf("config set: %w", withFix(err))
 	}
 	if err := e.writeConfig(config.Set(data, key, value)); err != nil {
 		return fmt.Errorf("config set: %w", err)
@@ -193,6 +186,16 @@ func (e *env) writeConfig(data []byte) error {
 		return err
 	}
 	return atomicfile.Write(e.configPath(), data, 0o644)
+}
+
+// withFix adds to a line of the settings file that is refused how to be
+// rid of it.
+func withFix(err error) error {
+	var le *config.LineError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%w; %s", err, le.Fix())
+	}
+	return err
 }
 
 // knownKey refuses a key the settings file does not take, with the one

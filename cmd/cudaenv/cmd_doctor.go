@@ -264,7 +264,9 @@ func compatTorch(e *env, arg string, wheelRead bool) error {
 	}
 	rep, err := doctor.CompatTorch(context.Background(), e.host(true), ver)
 	if t := rep.Installed; t != nil {
-		fmt.Fprintf(e.stdout, "installed: torch %s (%s)\n", t.Version, t.Path)
+		// Both from the environment's files: the version was checked to
+		// be PEP 440's, the path is whatever sys.path said.
+		fmt.Fprintf(e.stdout, "installed: torch %s (%s)\n", termsafe.Escape(t.Version), termsafe.Escape(t.Path))
 	}
 	if err != nil && wheelRead {
 		return nil // a release newer than the tables: its wheel has said it all

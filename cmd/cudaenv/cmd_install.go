@@ -46,9 +46,10 @@ func installCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "refresh", Usage: "refresh the cached release index first"},
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors and the final line"},
 				&cli.StringFlag{Name: "source", Usage: "nvidia (the redist server or --mirror), pypi (NVIDIA's wheels on CUDAENV_PYPI_INDEX) or auto (nvidia, falling back to pypi); also CUDAENV_SOURCE"},
-				&cli.StringFlag{Name: "for", Usage: "install the CUDA and cuDNN a framework release's wheel pins (read from the package index; cudaenv's tables offline), e.g. --for torch==2.15.0, jax[cuda13]==0.9.0, tensorflow[and-cuda]==2.21.0"},
+				&cli.GenericFlag{Name: "for", Value: &repeated{}, Usage: "install what a requirement loads of NVIDIA's (PEP 508, resolved on the package index as pip and uv resolve it; cudaenv's tables offline): one toolkit with the builds it pins, its cuDNN and libraries; repeat it for several that must agree, e.g. --for torch==2.15.0 --for 'jax[cuda13]==0.9.0', --for vllm, --for 'nvidia-cublas-cu12==12.4.5.8'; or a PATH: a venv or conda prefix, a uv.lock, a pylock.toml or a requirements.txt, for the very NVIDIA wheels it holds, e.g. --for .venv"},
 				&cli.StringFlag{Name: "python", Usage: "with --for: the CPython version whose wheel is read (default " + install.DefaultPython + ")"},
 				&cli.BoolFlag{Name: "dry-run", Usage: "print what would be installed, with exact versions and where they come from; install nothing"},
+				&cli.BoolFlag{Name: "json", Usage: "with --dry-run: print the plan as JSON ({\"products\":[{\"product\",\"version\",\"source\",\"components\":[{\"id\",\"project\",\"version\"}]}]}), for scripts"},
 				&cli.BoolFlag{Name: "locked", Usage: "install exactly what .cuda-version.lock lists, and fail if it no longer matches .cuda-version (CI)"},
 				&cli.BoolFlag{Name: "system", Usage: "install into the system store (CUDAENV_SYSTEM_ROOT), readable by all users; for its admin"},
 				&cli.StringFlag{Name: "from", Usage: "install the versions in a bundle FILE (see: cudaenv bundle export), with no network"},
@@ -117,6 +118,13 @@ func installCommands(e *env) []*cli.Command {
 // installer is the install package set up with this command's flags and
 // the settings (CUDAENV_MIRROR, CUDAENV_PYPI_INDEX, …).
 func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) {
+	return e.installerReport(c, quiet, nil)
+}
+
+// installerReport is installer with its report set up by edit (nil: as
+// it is): install --dry-run --json gathers the plans, install --for
+// prints one activation line.
+func (e *env) installerReport(c *cli.Context, quiet bool, edit func(*installReport)) (*install.Installer, error) {
 	mirror := c.String("mirror")
 	if mirror == "" {
 		var err error
@@ -133,6 +141,10 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 	if err != nil {
 		return nil, err
 	}
+	report := &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default"), command: c.Command.Name}
+	if edit != nil {
+		edit(report)
+	}
 	return install.New(install.Options{
 		Store:     st,
 		CacheDir:  e.dirs.Cache,
@@ -145,7 +157,7 @@ func (e *env) installer(c *cli.Context, quiet bool) (*install.Installer, error) 
 		GOOS:      e.goos,
 		GOARCH:    runtime.GOARCH,
 		Driver:    func(ctx context.Context) string { return e.host(true).Driver(ctx).Version },
-		Reporter:  &installReport{e: e, quiet: quiet, profile: profileOr(c.String("profile"), "default"), command: c.Command.Name},
+		Reporter:  report,
 		Changed:   func() { afterStoreChange(e) },
 		Notice:    func(line string) { fmt.Fprintf(e.stderr, "cudaenv: %s\n", termsafe.Escape(line)) },
 
@@ -168,10 +180,23 @@ func installCmd(e *env, c *cli.Context) error {
 	if c.IsSet("profile") {
 		profile = c.String("profile") // a lock has its own; only a typed one can disagree
 	}
-	return withInstaller(e, c, c.Bool("quiet"), func(ctx context.Context, in *install.Installer) error {
-		_, err := in.Install(ctx, install.Request{
+	var plan *jsonPlan
+	if c.Bool("json") {
+		if !c.Bool("dry-run") {
+			return errors.New("install --json prints a plan; use it with --dry-run (nothing is installed then)")
+		}
+		plan = &jsonPlan{}
+	}
+	var forReqs []string
+	if v, ok := c.Generic("for").(*repeated); ok {
+		forReqs = *v
+	}
+	oneUse := len(forReqs) > 0 && !c.Bool("dry-run")
+	edit := func(r *installReport) { r.plan, r.oneUse = plan, oneUse }
+	return withInstallerReport(e, c, c.Bool("quiet"), edit, func(ctx context.Context, in *install.Installer) error {
+		results, err := in.Install(ctx, install.Request{
 			Args:   c.Args().Slice(),
-			For:    c.String("for"),
+			For:    forReqs,
 			Python: c.String("python"),
 			DryRun: c.Bool("dry-run"),
 			Here:   install.Here{Dir: e.cwd, Lookup: e.lookup, GlobalFile: e.dirs.GlobalFile(), Warn: func(w string) { hookenv.Warn(e.stderr, w) }},
@@ -185,6 +210,12 @@ func installCmd(e *env, c *cli.Context) error {
 			Force:       c.Bool("force"),
 			Locked:      c.Bool("locked"),
 		})
+		if err == nil && plan != nil {
+			return plan.write(e.stdout)
+		}
+		if err == nil && oneUse {
+			activateAll(e, results, forPaths(forReqs))
+		}
 		return componentTypo(err, splitList(c.String("components")))
 	})
 }
@@ -213,7 +244,13 @@ func componentTypo(err error, names []string) error {
 // cancels. An interrupted run exits 130; a write the system store refuses
 // says whose store it is (systemWriteErr).
 func withInstaller(e *env, c *cli.Context, quiet bool, run func(context.Context, *install.Installer) error) error {
-	in, err := e.installer(c, quiet)
+	return withInstallerReport(e, c, quiet, nil, run)
+}
+
+// withInstallerReport is withInstaller with the report set up by edit
+// (nil: as it is; see installerReport).
+func withInstallerReport(e *env, c *cli.Context, quiet bool, edit func(*installReport), run func(context.Context, *install.Installer) error) error {
+	in, err := e.installerReport(c, quiet, edit)
 	if err != nil {
 		return err
 	}
@@ -255,6 +292,12 @@ type installReport struct {
 	quiet   bool
 	profile string // what a bare install asks for, named in the hint to add more
 	command string // install, ls-remote, lock, …: what the fallback line says happens
+	// oneUse: one line activates everything the command installed
+	// (activateAll, after --for), not one per version.
+	oneUse bool
+	// plan, for install --dry-run --json, gathers the plans instead of
+	// printing them.
+	plan *jsonPlan
 }
 
 func (r *installReport) Event(ev install.Event) {
@@ -272,28 +315,60 @@ func (r *installReport) Event(ev install.Event) {
 		}
 		sayf(e.stderr, "cudaenv: NVIDIA's server cannot be reached (%v); %s\n", ev.Err, instead)
 	case install.SkippedWheel:
-		sayf(e.stderr, "cudaenv: skipping %s: %v\n", ev.Component, ev.Reason)
+		line := fmt.Sprintf("cudaenv: skipping %s: %v", ev.Component, ev.Reason)
+		if len(ev.Components) > 1 {
+			line = fmt.Sprintf("cudaenv: skipping %s: the index has no wheel of them for %s (%s: %v)", strings.Join(ev.Components, ", "), ev.Label, ev.Component, ev.Reason)
+		}
+		if ev.Older != "" {
+			line += "; " + ev.Older
+		}
+		sayf(e.stderr, "%s\n", line)
 	case install.UnlistedRelease:
 		sayf(e.stderr, "cudaenv: note: CUDA %s is %s\n", ev.Release, ev.Note)
 	case install.FrameworkPinned:
-		via := map[string]string{"metadata": "its .metadata file", "range": "range requests on its zip directory", "wheel": "the whole (small) wheel", "cache": "the cache"}[ev.Via]
-		sayf(e.stderr, "%s: read the pins of %s (from %s)\n", ev.For, ev.Wheel, via)
+		vias := map[string]string{"metadata": "its .metadata file", "range": "range requests on its zip directory", "wheel": "the whole (small) wheel", "cache": "the cache"}
+		for _, rd := range ev.Reads {
+			if !ev.Direct {
+				sayf(e.stderr, "%s: read the pins of %s (from %s)\n", rd.For, rd.Wheel, vias[rd.Via])
+			}
+		}
 		if ev.Extra != "" {
 			sayf(e.stderr, "%s: its CUDA wheels come with the extra [%s]; reading them with it\n", ev.For, ev.Extra)
 		}
-		sayf(e.stderr, "%s wheel pins %s → CUDA %s\n", ev.For, ev.CUDAFrom, ev.CUDA)
-		if len(ev.Libraries) > 0 {
-			sayf(e.stderr, "  cuda-toolkit %s's extras pin %s\n", ev.CUDA, strings.Join(ev.Libraries, ", "))
+		pins := "wheel pins"
+		switch {
+		case ev.Holds:
+			pins = "holds"
+		case ev.Direct:
+			pins = "asks for"
+		case len(ev.Reads) > 1:
+			pins = "wheels pin"
+		}
+		sayf(e.stderr, "%s %s %s → CUDA %s\n", ev.For, pins, ev.CUDAFrom, ev.CUDA)
+		if ev.Unlisted != "" {
+			sayf(e.stderr, "cudaenv: note: %s\n", ev.Unlisted)
+		}
+		if len(ev.Differs) > 0 {
+			sayf(e.stderr, "  CUDA %s with the builds they pin, not its own: %s\n", ev.CUDA, strings.Join(ev.Differs, ", "))
+		}
+		if ev.NotFromSource != "" {
+			sayf(e.stderr, "cudaenv: note: %s\n", ev.NotFromSource)
 		}
 		if ev.Cudnn != "" {
-			line := fmt.Sprintf("%s wheel pins %s → cuDNN %s", ev.For, ev.CudnnFrom, ev.Cudnn)
+			line := fmt.Sprintf("%s %s %s → cuDNN %s", ev.For, pins, ev.CudnnFrom, ev.Cudnn)
 			if ev.CudnnInstall != "" && ev.CudnnInstall != ev.Cudnn {
 				line += fmt.Sprintf(" (installing cuDNN %s, the nearest release the source has)", ev.CudnnInstall)
 			}
 			sayf(e.stderr, "%s\n", line)
 		}
 		for _, l := range ev.Products {
-			sayf(e.stderr, "%s wheel pins %s\n", ev.For, l)
+			sayf(e.stderr, "%s %s %s\n", ev.For, pins, l)
+		}
+		if len(ev.Others) > 0 {
+			sayf(e.stderr, "cudaenv: note: they also take %s, which cudaenv does not install\n", strings.Join(ev.Others, ", "))
+		}
+		for _, n := range ev.Notes {
+			sayf(e.stderr, "cudaenv: note: %s\n", n)
 		}
 		if ev.TableDisagrees != "" {
 			sayf(e.stderr, "cudaenv: note: %s\n", ev.TableDisagrees)
@@ -303,7 +378,33 @@ func (r *installReport) Event(ev install.Event) {
 		}
 	case install.FrameworkFallback:
 		sayf(e.stderr, "cudaenv: could not read %s's wheel (%v); using cudaenv's built-in tables\n", ev.For, ev.Err)
+	case install.ForEnvironment:
+		what := ev.Kind + " " + ev.Path
+		if len(ev.Frameworks) > 0 {
+			what += " (" + strings.Join(ev.Frameworks, ", ") + ")"
+		}
+		sayf(e.stderr, "%s holds %s for Python %s: %s\n", what, plural(len(ev.Pins), "NVIDIA wheel"), ev.Python, strings.Join(ev.Pins, ", "))
+		for _, p := range ev.Passed {
+			sayf(e.stderr, "cudaenv: note: passed over %s\n", p)
+		}
+	case install.FrameworkFromTables:
+		sayf(e.stderr, "%s from cudaenv's tables: PyPI serves its %s build, whose wheel pins %s\n", ev.For, ev.Variant, strings.Join(ev.Products(), ", "))
+		sayf(e.stderr, "  CUDA %s: %s\n", ev.CUDA, ev.Note)
+		for _, l := range ev.LeftOut {
+			sayf(e.stderr, "cudaenv: note: left out %s\n", l)
+		}
 	case install.WouldInstall:
+		if r.plan != nil {
+			r.plan.add(ev)
+			break
+		}
+		if ev.Unlisted != "" {
+			sayf(e.stdout, "would install %s (its files are not listed: %s)\n", ev.Label, ev.Unlisted)
+			if ev.Use != "" {
+				sayf(e.stdout, "select it with: cudaenv use %s\n", ev.Use)
+			}
+			break
+		}
 		// What a real run would do, in the words it would use.
 		files := true
 		switch have := ev.Have; {
@@ -329,9 +430,17 @@ func (r *installReport) Event(ev install.Event) {
 			}
 		}
 		for _, f := range ev.Entries {
-			if files {
-				sayf(e.stdout, "  %s %s  %s\n", f.Component, f.Version, humanBytes(f.Size))
+			if !files {
+				continue
 			}
+			line := fmt.Sprintf("  %s %s  %s", f.Component, f.Version, humanBytes(f.Size))
+			switch {
+			case f.NotOwn && f.Own != "":
+				line += fmt.Sprintf("  (not %s's own %s)", ev.Version, f.Own)
+			case f.NotOwn:
+				line += fmt.Sprintf("  (not in %s)", ev.Version)
+			}
+			sayf(e.stdout, "%s\n", line)
 		}
 		if ev.Use != "" {
 			sayf(e.stdout, "select it with: cudaenv use %s\n", ev.Use)
@@ -342,9 +451,19 @@ func (r *installReport) Event(ev install.Event) {
 		// older than them on LD_LIBRARY_PATH would displace.
 		sayf(e.stderr, "torch loads the CUDA libraries of its nvidia-* wheels; to build extensions for it without putting CUDA %s's in front of them: cudaenv local %s --libraries=off\n", ev.CUDA, ev.CUDA)
 	case install.Adding:
-		if !r.quiet {
+		if !r.quiet && len(ev.Missing) > 0 {
 			sayf(e.stderr, "adding %s to %s\n", strings.Join(ev.Missing, ", "), ev.Label)
 		}
+		if !r.quiet && len(ev.Changed) > 0 {
+			sayf(e.stderr, "taking the pinned builds into %s: %s\n", ev.Label, strings.Join(ev.Changed, ", "))
+		}
+	case install.Needs:
+		if ev.CUDA == "" {
+			sayf(e.stderr, "cudaenv: note: %s needs %s from the CUDA %d it is used with (%s), and none is selected here; install one with them: %s\n",
+				ev.Library, strings.Join(ev.Components, ", "), ev.CUDAMajor, ev.Why, ev.Command)
+			break
+		}
+		sayf(e.stderr, "%s needs %s in CUDA %s (%s)\n", ev.Library, strings.Join(ev.Components, ", "), ev.CUDA, ev.Why)
 	case install.LockUpdated:
 		sayf(e.stderr, "updated %s: %s\n", ev.Path, ev.Reason)
 	case install.NotAsLocked:
@@ -369,7 +488,9 @@ func (r *installReport) Event(ev install.Event) {
 			if ev.Entry.Receipt.LibrariesOnly {
 				sayf(e.stdout, "%s is libraries only (no nvcc): it runs prebuilt programs and wheels, and host code links against its libraries\n", ev.Label)
 			}
-			sayf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
+			if !r.oneUse {
+				sayf(e.stdout, "activate it with: cudaenv use %s\n", ev.Use)
+			}
 		}
 	}
 }
@@ -653,18 +774,7 @@ func sayf(w io.Writer, format string, args ...any) {
 // "default profile, 14 components"; "" for a library installed whole
 // from one archive or wheel.
 func installedWhat(have store.Entry) string {
-	n := len(have.Receipt.Components)
-	if have.Kind.Library() {
-		if n <= 1 {
-			return ""
-		}
-		return plural(n, "component")
-	}
-	what := plural(n, "component")
-	if p := have.Receipt.Profile; p != "" {
-		what = p + " profile, " + what
-	}
-	return what
+	return query.Holds(have.Kind, have.Receipt.Profile, len(have.Receipt.Components))
 }
 
 // inParens is " (s)", or "" for no s.

@@ -33,9 +33,10 @@ func storeCommands(e *env) []*cli.Command {
 		{
 			Name:      "prefix",
 			Usage:     "print the folder of the selected (or named) version, e.g. $(cudaenv prefix)/include",
-			ArgsUsage: "[VERSION | cudnn@VERSION | cudnn]",
-			Description: `Prints the toolkit's folder; "cudaenv prefix cudnn" prints the selected
-cuDNN's folder.`,
+			ArgsUsage: "[VERSION | LIBRARY@VERSION | LIBRARY]",
+			Description: `Prints the toolkit's folder; "cudaenv prefix cudnn" (or nccl, cusparselt,
+cutensor, cudss, nvshmem) prints the folder of the library selected here,
+and "cudaenv prefix nccl@2.30" that of its build for the CUDA selected here.`,
 			Action: func(c *cli.Context) error {
 				return query.Prefix(e.query(), c.Args().Slice())
 			},

@@ -123,7 +123,8 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 		// lib=NAME:VERSION:MAJORS a library's (nccl:2.30.7:12,13);
 		// missing leaves a project's wheels out. frameworks adds the torch
 		// wheels of scriptFrameworks; toolkit the cuda-toolkit meta-packages
-		// of scriptToolkit.
+		// of scriptToolkit; zip64 torch wheels that lie about their zip
+		// directory and size.
 		// pypi-index hostile PROJECT KIND [PATH]: the same, with the
 		// project's wheels carrying one of pypitest.Hostile's attacks.
 		"pypi-index": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -177,6 +178,17 @@ func mirrorCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg boo
 					opts = append(opts, pypitest.ExtraLibrary(parts[0], parts[1], ms...))
 				case "frameworks":
 					opts = append(opts, scriptFrameworks()...)
+				case "resolve":
+					opts = append(opts, scriptResolve()...)
+				case "zip64":
+					// zip64: hostile torch wheels served by range: 2.17.0
+					// of 8 GiB whose zip64 end record claims 2^56 entries,
+					// 2.18.0 whose page claims 2^62 bytes.
+					lie := func(v string, entries uint64, size int64) pypitest.FrameworkWheel {
+						return pypitest.FrameworkWheel{Project: "torch", Version: v, Serve: pypitest.ServeRanges, Zip64Entries: entries, ClaimSize: size,
+							Requires: []string{`nvidia-cudnn-cu13==9.26.0.51; platform_system == "Linux"`}}
+					}
+					opts = append(opts, pypitest.Frameworks(lie("2.17.0", 1<<56, 8<<30), lie("2.18.0", 1<<40, 1<<62)))
 				default:
 					ts.Fatalf("pypi-index: unknown argument %q", a)
 				}
@@ -208,6 +220,50 @@ func scriptToolkit() []pypitest.Option {
 	}
 }
 
+// scriptResolve are wheels whose requirements are real ones (read from
+// pypi.org's torch 2.7.1, tensorflow 2.19.1 and xformers 0.0.35 wheels; see
+// fetch/pypi/testdata/framework_requires.txt): torch 2.7.1 pins nvrtc of
+// CUDA 12.6.2 and cuBLAS, nvJitLink of 12.6.3; tensorflow 2.19.1 pins
+// 12.5.1's wheels exactly (a release the catalog lacks, which the index
+// has, beside PyPI's cuda-toolkit 12.5.1 that pins 12.5.0's); xformers
+// (py39-none) takes any torch>=2.7.
+func scriptResolve() []pypitest.Option {
+	cu126 := `; platform_system == "Linux" and platform_machine == "x86_64"`
+	torch271 := []string{"filelock", "typing-extensions>=4.10.0", "nvidia-cuda-nvrtc-cu12==12.6.77" + cu126, "nvidia-cuda-runtime-cu12==12.6.77" + cu126,
+		"nvidia-cuda-cupti-cu12==12.6.80" + cu126, "nvidia-cudnn-cu12==9.5.1.17" + cu126, "nvidia-cublas-cu12==12.6.4.1" + cu126,
+		"nvidia-cufft-cu12==11.3.0.4" + cu126, "nvidia-curand-cu12==10.3.7.77" + cu126, "nvidia-cusolver-cu12==11.7.1.2" + cu126,
+		"nvidia-cusparse-cu12==12.5.4.2" + cu126, "nvidia-nccl-cu12==2.26.2" + cu126, "nvidia-nvtx-cu12==12.6.77" + cu126,
+		"nvidia-nvjitlink-cu12==12.6.85" + cu126, "nvidia-cufile-cu12==1.11.1.6" + cu126, "triton==3.3.1" + cu126}
+	andCuda := func(reqs ...string) []string {
+		for i, r := range reqs {
+			reqs[i] = r + " ; extra == 'and-cuda'"
+		}
+		return reqs
+	}
+	tf := append([]string{"absl-py >=1.0.0", "numpy <2.2.0,>=1.26.0", `tensorflow-intel ==2.19.1 ; platform_system == "Windows"`}, andCuda(
+		"nvidia-cublas-cu12 ==12.5.3.2", "nvidia-cuda-cupti-cu12 ==12.5.82", "nvidia-cuda-nvcc-cu12 ==12.5.82", "nvidia-cuda-nvrtc-cu12 ==12.5.82",
+		"nvidia-cuda-runtime-cu12 ==12.5.82", "nvidia-cudnn-cu12 ==9.3.0.75", "nvidia-cufft-cu12 ==11.2.3.61", "nvidia-curand-cu12 ==10.3.6.82",
+		"nvidia-cusolver-cu12 ==11.6.3.83", "nvidia-cusparse-cu12 ==12.5.1.3", "nvidia-nvjitlink-cu12 ==12.5.82")...)
+	r1251 := pypi.Release{Version: "12.5.1", Components: []pypi.Component{
+		{ID: "libcublas", Version: "12.5.3.2"}, {ID: "cuda_cupti", Version: "12.5.82"}, {ID: "cuda_nvcc", Version: "12.5.82"},
+		{ID: "cuda_nvrtc", Version: "12.5.82"}, {ID: "cuda_cudart", Version: "12.5.82"}, {ID: "libcufft", Version: "11.2.3.61"},
+		{ID: "libcurand", Version: "10.3.6.82"}, {ID: "libcusolver", Version: "11.6.3.83"}, {ID: "libcusparse", Version: "12.5.1.3"},
+		{ID: "libnvjitlink", Version: "12.5.82"}, {ID: "cuda_cccl", Version: "12.5.39"},
+	}}
+	r1250, _ := pypi.CatalogRelease("12.5.0")
+	return []pypitest.Option{
+		pypitest.Releases("12.5.0", "12.6.2", "12.6.3"),
+		pypitest.ExtraRelease(r1251),
+		pypitest.Frameworks(
+			pypitest.FrameworkWheel{Project: "torch", Version: "2.7.1", Serve: pypitest.ServeMetadata, Requires: torch271},
+			pypitest.FrameworkWheel{Project: "tensorflow", Version: "2.19.1", Platform: "manylinux_2_17_x86_64.manylinux2014_x86_64", Serve: pypitest.ServeMetadata, Requires: tf, ProvidesExtra: []string{"and-cuda"}},
+			pypitest.FrameworkWheel{Project: "xformers", Version: "0.0.35", Python: "py39", Serve: pypitest.ServeMetadata, Requires: []string{"torch>=2.7"}},
+			pypitest.ToolkitWheel(r1250, "12.5.1"),
+		),
+		pypitest.ExtraCudnn("9.3.0.75", 12), pypitest.ExtraLibrary("nccl", "2.26.2", 12),
+	}
+}
+
 // scriptFrameworks are torch wheels for the scripts: 2.15.0, newer than
 // every table, read through range requests only (the server refuses a
 // whole-file GET of it); 2.11.0, whose cuDNN pin (9.19.0.56) the table's
@@ -218,7 +274,10 @@ func scriptToolkit() []pypitest.Option {
 // the research data in shared/nvidia/compat/torch_pins.tsv.
 func scriptFrameworks() []pypitest.Option {
 	linux := `; platform_system == "Linux"`
+	r1302, _ := pypi.CatalogRelease("13.0.2")
 	return []pypitest.Option{
+		// cuda-toolkit 13.0.2 as NVIDIA's is: an extra per component.
+		pypitest.Frameworks(pypitest.ToolkitWheel(r1302, "13.0.2")),
 		pypitest.Frameworks(
 			pypitest.FrameworkWheel{Project: "torch", Version: "2.15.0", Serve: pypitest.ServeRanges, Padding: 5 << 20, Requires: []string{
 				"filelock", `cuda-toolkit[cublas,cudart,cufft,nvrtc]==13.2.2` + linux, `nvidia-cudnn-cu13==9.26.0.51` + linux, `nvidia-nccl-cu13==2.30.1` + linux}},

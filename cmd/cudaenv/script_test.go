@@ -65,6 +65,10 @@ func TestScripts(t *testing.T) {
 				return lmodInit() != "", nil
 			case "envmodules":
 				return modulecmdTcl() != "", nil
+			case "cmake-env-root":
+				// CMake 4.2 and newer find a toolkit without nvcc through
+				// the environment's CUDAToolkit_ROOT.
+				return cmakeAtLeast(4, 2), nil
 			}
 			return systemCondition(cond)
 		},
@@ -203,4 +207,17 @@ func cmdTouchNew(ts *testscript.TestScript, neg bool, args []string) {
 		t := time.Now().Add(2 * time.Second)
 		ts.Check(os.Chtimes(ts.MkAbs(a), t, t))
 	}
+}
+
+// cmakeAtLeast reports whether the cmake on PATH is major.minor or newer.
+func cmakeAtLeast(major, minor int) bool {
+	out, err := exec.Command("cmake", "--version").Output()
+	if err != nil {
+		return false
+	}
+	var ma, mi int
+	if _, err := fmt.Sscanf(string(out), "cmake version %d.%d", &ma, &mi); err != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
 }

@@ -2,6 +2,7 @@ package pypi
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cudaenv/cudaenv/fetch"
@@ -48,7 +51,36 @@ type Index struct {
 	limits    fetch.Limits
 	notice    func(string)
 	budget    *fetch.Budget
+	// pages memoizes project pages for the Index's life (one command):
+	// the resolver, the planner and the wheel picker ask for the same
+	// projects.
+	pages sync.Map // normalized name → *pageCall
+	// cacheDir, when set, keeps pages on disk (see WithPageCache).
+	cacheDir string
+	refresh  bool
+	// bytesRead counts the bytes of pages and metadata read from the
+	// network, for benchmarks.
+	bytesRead atomic.Int64
 }
+
+type pageCall struct {
+	once sync.Once
+	page *Page
+	err  error
+}
+
+// WithPageCache keeps project pages under cacheDir (the download cache):
+// a page is used without asking while the index's Cache-Control max-age
+// allows (at most ten minutes, as pip and uv do), and after that asked for
+// again with its ETag (or Last-Modified), so an unchanged page costs one
+// small answer. refresh asks every time (still with the ETag).
+func WithPageCache(cacheDir string, refresh bool) IndexOption {
+	return func(ix *Index) { ix.cacheDir, ix.refresh = cacheDir, refresh }
+}
+
+// BytesRead is how many bytes of pages and metadata the Index read from
+// the network so far (answers from the cache count nothing).
+func (ix *Index) BytesRead() int64 { return ix.bytesRead.Load() }
 
 // IndexOption configures an Index.
 type IndexOption func(*Index)
@@ -131,6 +163,9 @@ type File struct {
 	// (PEP 658/714); MetadataSHA256 is its hash when the index gave one.
 	Metadata       bool
 	MetadataSHA256 string
+	// RequiresPython is the file's Requires-Python as the page gives it
+	// (PEP 503 data-requires-python, PEP 691 requires-python); "" when none.
+	RequiresPython string
 }
 
 // Page is a project's file list.
@@ -149,9 +184,22 @@ func (ix *Index) ProjectURL(project string) string {
 // Project fetches and parses a project's page. It asks for the JSON form and
 // accepts the HTML form from servers that only have that. Errors carry no
 // credentials.
+//
+// Within one Index a page is read once; callers must not change it.
 func (ix *Index) Project(ctx context.Context, project string) (*Page, error) {
-	page, err := ix.project(ctx, project)
-	return page, fetch.RedactError(err)
+	name := NormalizeProject(project)
+	c, _ := ix.pages.LoadOrStore(name, &pageCall{})
+	call := c.(*pageCall)
+	call.once.Do(func() {
+		call.page, call.err = ix.project(ctx, name)
+		call.err = fetch.RedactError(call.err)
+	})
+	if call.err != nil && ctx.Err() == nil && errors.Is(call.err, context.Canceled) {
+		// Another caller's context ended the read; read it again.
+		ix.pages.CompareAndDelete(name, call)
+		return ix.Project(ctx, project)
+	}
+	return call.page, call.err
 }
 
 func (ix *Index) project(ctx context.Context, project string) (*Page, error) {
@@ -161,6 +209,13 @@ func (ix *Index) project(ctx context.Context, project string) (*Page, error) {
 	}
 	pageURL := ix.ProjectURL(name)
 	shown := fetch.Redact(pageURL)
+	cached := ix.cachedPage(name)
+	if cached != nil && !ix.refresh && time.Since(cached.Fetched) < cached.MaxAge && cached.MaxAge > 0 {
+		if page, err := ix.pageFromCache(name, cached); err == nil {
+			return page, nil
+		}
+		cached = nil
+	}
 	var lastErr error
 	delay := ix.backoff
 	start := time.Now()
@@ -185,7 +240,7 @@ func (ix *Index) project(ctx context.Context, project string) (*Page, error) {
 			}
 			delay *= 2
 		}
-		page, retry, err := ix.attempt(ctx, name, pageURL, shown, attempt)
+		page, retry, err := ix.attempt(ctx, name, pageURL, shown, attempt, cached)
 		if err == nil {
 			return page, nil
 		}
@@ -205,9 +260,9 @@ func (ix *Index) tell(line string) {
 }
 
 // attempt is one try at a page, within what is left of the budget.
-func (ix *Index) attempt(ctx context.Context, name, pageURL, shown string, attempt int) (*Page, bool, error) {
+func (ix *Index) attempt(ctx context.Context, name, pageURL, shown string, attempt int, cached *cachedPage) (*Page, bool, error) {
 	if ix.budget == nil {
-		return ix.fetchPage(ctx, name, pageURL, ix.limits)
+		return ix.fetchPage(ctx, name, pageURL, ix.limits, cached)
 	}
 	left, end := ix.budget.Begin()
 	if left <= 0 {
@@ -218,24 +273,38 @@ func (ix *Index) attempt(ctx context.Context, name, pageURL, shown string, attem
 	if l.Total <= 0 || left < l.Total {
 		l.Total = left
 	}
-	page, retry, err := ix.fetchPage(ctx, name, pageURL, l)
+	page, retry, err := ix.fetchPage(ctx, name, pageURL, l, cached)
 	end(err != nil && retry) // an answer (a 404) costs nothing
 	return page, retry, err
 }
 
-func (ix *Index) fetchPage(ctx context.Context, name, pageURL string, limits fetch.Limits) (page *Page, retry bool, err error) {
+func (ix *Index) fetchPage(ctx context.Context, name, pageURL string, limits fetch.Limits, cached *cachedPage) (page *Page, retry bool, err error) {
 	shown := fetch.Redact(pageURL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pageURL, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("read %s: %w", shown, err)
 	}
 	req.Header.Set("Accept", ix.accept)
+	if cached != nil && cached.ETag != "" {
+		req.Header.Set("If-None-Match", cached.ETag)
+	}
+	if cached != nil && cached.LastModified != "" {
+		req.Header.Set("If-Modified-Since", cached.LastModified)
+	}
 	ix.setHeaders(req)
 	resp, err := limits.Do(ix.client, req)
 	if err != nil {
 		return nil, !errors.Is(err, fetch.ErrNotLoopback), fmt.Errorf("read %s: %w", shown, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotModified && cached != nil {
+		cached.Fetched, cached.MaxAge = time.Now(), maxAge(resp.Header)
+		if page, err := ix.pageFromCache(name, cached); err == nil {
+			ix.saveCachedPage(name, cached)
+			return page, false, nil
+		}
+		return nil, true, fmt.Errorf("read %s: the cached page no longer reads", shown)
+	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return nil, false, fmt.Errorf("%s at %s: %w", name, shown, ErrProjectNotFound)
@@ -251,12 +320,103 @@ func (ix *Index) fetchPage(ctx context.Context, name, pageURL string, limits fet
 	if len(body) > maxPage {
 		return nil, false, fmt.Errorf("read %s: page larger than %d bytes", shown, maxPage)
 	}
+	ix.bytesRead.Add(int64(len(body)))
 	finalURL := resp.Request.URL
 	files, err := ParsePage(resp.Header.Get("Content-Type"), body, finalURL)
 	if err != nil {
 		return nil, false, fmt.Errorf("read %s: %w", shown, err)
 	}
+	etag, modified := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	if ix.cacheDir != "" && (etag != "" || modified != "" || maxAge(resp.Header) > 0) {
+		u := *finalURL
+		u.User = nil // credentials stay out of the cache; the index's are added back
+		ix.saveCachedPage(name, &cachedPage{URL: u.String(), ContentType: resp.Header.Get("Content-Type"), ETag: etag, LastModified: modified,
+			Fetched: time.Now(), MaxAge: maxAge(resp.Header), Body: body})
+	}
 	return &Page{Project: name, URL: fetch.Redact(finalURL.String()), Files: files}, false, nil
+}
+
+// cachedPage is a project page kept on disk, with what revalidates it.
+type cachedPage struct {
+	URL          string        `json:"url"` // the page's final URL, without credentials
+	ContentType  string        `json:"content_type"`
+	ETag         string        `json:"etag,omitempty"`
+	LastModified string        `json:"last_modified,omitempty"`
+	Fetched      time.Time     `json:"fetched"`
+	MaxAge       time.Duration `json:"max_age"`
+	Body         []byte        `json:"body"`
+}
+
+// maxPageAge caps how long a page is used without asking: PyPI says ten
+// minutes.
+const maxPageAge = 10 * time.Minute
+
+// maxAge is Cache-Control's max-age, at most maxPageAge; 0 when absent
+// or when the answer may not be stored.
+func maxAge(h http.Header) time.Duration {
+	cc := strings.ToLower(h.Get("Cache-Control"))
+	if strings.Contains(cc, "no-store") || strings.Contains(cc, "no-cache") || strings.Contains(cc, "private") {
+		return 0
+	}
+	for _, part := range strings.Split(cc, ",") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "max-age="); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return 0
+			}
+			return min(time.Duration(n)*time.Second, maxPageAge)
+		}
+	}
+	return 0
+}
+
+// pageCacheName is where a project's page of this index is kept.
+func (ix *Index) pageCacheName(name string) string {
+	u := *ix.base
+	u.User = nil
+	sum := sha256.Sum256([]byte(u.String()))
+	return path.Join("index", "pypi-"+hex.EncodeToString(sum[:6])+"-"+name+".page.json")
+}
+
+// cachedPage is the page kept for a project, nil when none can be
+// believed.
+func (ix *Index) cachedPage(name string) *cachedPage {
+	if ix.cacheDir == "" {
+		return nil
+	}
+	data, err := fetch.ReadTrustedCache(ix.cacheDir, ix.pageCacheName(name), maxPage*2)
+	if err != nil {
+		return nil
+	}
+	var c cachedPage
+	if json.Unmarshal(data, &c) != nil || c.Fetched.After(time.Now().Add(time.Minute)) || c.MaxAge > maxPageAge {
+		return nil
+	}
+	return &c
+}
+
+func (ix *Index) saveCachedPage(name string, c *cachedPage) {
+	data, err := json.Marshal(c)
+	if err == nil {
+		_ = fetch.WriteCache(ix.cacheDir, ix.pageCacheName(name), data) // a cache that cannot be written only costs time
+	}
+}
+
+// pageFromCache parses a kept page, as if just read from its URL: the
+// index's credentials go back on where the page is on the index's host.
+func (ix *Index) pageFromCache(name string, c *cachedPage) (*Page, error) {
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("cached page of %s: bad url", name)
+	}
+	if u.Host == ix.base.Host {
+		u.User = ix.base.User
+	}
+	files, err := ParsePage(c.ContentType, c.Body, u)
+	if err != nil {
+		return nil, err
+	}
+	return &Page{Project: name, URL: fetch.Redact(u.String()), Files: files}, nil
 }
 
 // ParsePage parses a project page body in the form its content type names
@@ -288,6 +448,7 @@ type jsonPage struct {
 		Hashes   map[string]string `json:"hashes"`
 		Size     *int64            `json:"size"`
 		Yanked   json.RawMessage   `json:"yanked"`
+		Python   string            `json:"requires-python"`
 		Core     json.RawMessage   `json:"core-metadata"`
 		DistInfo json.RawMessage   `json:"dist-info-metadata"` // its name before PEP 714
 	} `json:"files"`
@@ -314,6 +475,7 @@ func parseJSONPage(body []byte, pageURL *url.URL) ([]File, error) {
 		// yanked is false or true or a reason string.
 		y := strings.TrimSpace(string(f.Yanked))
 		file.Yanked = y != "" && y != "false" && y != "null"
+		file.RequiresPython = f.Python
 		file.Metadata, file.MetadataSHA256 = jsonCoreMetadata(f.Core)
 		if !file.Metadata {
 			file.Metadata, file.MetadataSHA256 = jsonCoreMetadata(f.DistInfo)
@@ -356,6 +518,7 @@ func parseHTMLPage(body []byte, pageURL *url.URL) ([]File, error) {
 			file.Filename = fileNameOf(file.URL)
 		}
 		_, file.Yanked = a.attrs["data-yanked"]
+		file.RequiresPython = a.attrs["data-requires-python"]
 		file.Metadata, file.MetadataSHA256 = htmlCoreMetadata(a.attrs["data-core-metadata"])
 		if !file.Metadata {
 			file.Metadata, file.MetadataSHA256 = htmlCoreMetadata(a.attrs["data-dist-info-metadata"])

@@ -41,7 +41,7 @@ func TestParsePageReadsJSONAndHTMLAlike(t *testing.T) {
 	want := []File{
 		{Filename: "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl",
 			URL:    "https://mirror.example/pypi/packages/ab/nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl",
-			SHA256: hashA, Size: 883737},
+			SHA256: hashA, Size: 883737, RequiresPython: ">=3"},
 		{Filename: "nvidia_cuda_runtime_cu12-12.4.99-py3-none-win_amd64.whl",
 			URL:    "https://files.example/x/nvidia_cuda_runtime_cu12-12.4.99-py3-none-win_amd64.whl",
 			Yanked: true},

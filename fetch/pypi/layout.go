@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/internal/inflate"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
@@ -220,7 +221,7 @@ type wheelPlan struct {
 // check, if set, is run on the zip directory first (the METADATA check of
 // a planned wheel), so the directory is read once.
 func openWheel(ctx context.Context, r io.ReaderAt, size int64, check func(*zip.Reader) error) (*wheelPlan, error) {
-	zr, err := zip.NewReader(r, size)
+	zr, err := fetch.OpenZip(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("open wheel: %w", err)
 	}

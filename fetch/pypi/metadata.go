@@ -45,10 +45,12 @@ type Metadata struct {
 
 // WheelMetadata reads f's METADATA at the least cost the index allows:
 // the PEP 658 file where offered, else the zip directory and METADATA
-// entry through HTTP range requests, else the whole wheel if small. The
-// result is cached under cacheDir (empty: no cache) by the wheel's sha256;
-// a cached file another user wrote is not believed. The metadata must name
-// the wheel's own project and version. Errors carry no credentials.
+// entry through HTTP range requests, else the whole wheel if small. What
+// was checked against the index's sha256 (the .metadata file, the small
+// wheel) is cached under cacheDir (empty: no cache), keyed by the index,
+// the file and those sums (metadataKey); a cached file another user
+// wrote, or one others may write, is not believed. The metadata must
+// name the wheel's own project and version. Errors carry no credentials.
 func (ix *Index) WheelMetadata(ctx context.Context, f File, cacheDir string) (*Metadata, error) {
 	m, err := ix.wheelMetadata(ctx, f, cacheDir)
 	if err != nil {
@@ -62,13 +64,15 @@ func (ix *Index) wheelMetadata(ctx context.Context, f File, cacheDir string) (*M
 	if err != nil || !wheelFilename().MatchString(f.Filename) {
 		return nil, fmt.Errorf("not a wheel name")
 	}
-	cacheName := ""
-	if cacheDir != "" && f.SHA256 != "" {
-		cacheName = path.Join("metadata", f.SHA256+".METADATA")
-		if data, err := fetch.ReadTrustedCache(cacheDir, cacheName, maxMetadata); err == nil {
-			if m, err := checkedMetadata(data, w); err == nil {
-				m.Via = "cache"
-				return m, nil
+	key := ix.metadataKey(f)
+	cacheName := path.Join("metadata", key+".METADATA")
+	if cacheDir != "" {
+		if data, err := fetch.ReadTrustedCache(cacheDir, cacheName, maxMetadata+int64(len(key))+64); err == nil {
+			if data, ok := unsealMetadata(data, key, f); ok {
+				if m, err := checkedMetadata(data, w); err == nil {
+					m.Via = "cache"
+					return m, nil
+				}
 			}
 		}
 	}
@@ -94,13 +98,63 @@ func (ix *Index) wheelMetadata(ctx context.Context, f File, cacheDir string) (*M
 		return nil, err
 	}
 	m.Via = via
-	if cacheName != "" {
-		_ = fetch.WriteCache(cacheDir, cacheName, data) // a cache that cannot be written only costs time
+	// Cached only what was checked against a sha256 the index gave: the
+	// .metadata file against its own, the small wheel read whole against
+	// the wheel's. Metadata read by ranges (part of a wheel whose hash
+	// nothing checked) is read again next time.
+	verified := via == "metadata" && f.MetadataSHA256 != "" || via == "wheel" && f.SHA256 != ""
+	if cacheDir != "" && verified {
+		_ = fetch.WriteCache(cacheDir, cacheName, sealMetadata(data, key)) // a cache that cannot be written only costs time
 	}
 	return m, nil
 }
 
+// metadataKey names the cached METADATA of f: a hash of the index, the
+// file's URL and name, and the sha256s the index gave for the wheel and
+// its .metadata file. A hostile index's claim of an honest wheel's
+// sha256 plants nothing another index, or another file, reads.
+func (ix *Index) metadataKey(f File) string {
+	h := sha256.New()
+	for _, part := range []string{"cudaenv-metadata-v2", ix.base.String(), f.URL, f.Filename, f.SHA256, f.MetadataSHA256} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sealMetadata is what the cache holds for a METADATA: a first line with
+// its key, so that a file renamed to another key (by whoever owns a
+// shared cache's folder) vouches for nothing.
+func sealMetadata(data []byte, key string) []byte {
+	return append([]byte("cudaenv-metadata "+key+"\n"), data...)
+}
+
+// unsealMetadata returns the METADATA of a cached file sealed with key;
+// one from a .metadata file is checked against the index's sha256 again.
+func unsealMetadata(sealed []byte, key string, f File) ([]byte, bool) {
+	data, ok := bytes.CutPrefix(sealed, []byte("cudaenv-metadata "+key+"\n"))
+	if !ok {
+		return nil, false
+	}
+	if f.Metadata && f.MetadataSHA256 != "" {
+		sum := sha256.Sum256(data)
+		if hex.EncodeToString(sum[:]) != f.MetadataSHA256 {
+			return nil, false
+		}
+	}
+	return data, true
+}
+
 var errNoMetadataFile = errors.New("no .metadata file")
+
+// checkWheelSize refuses, before any request for the wheel, a size no
+// wheel has; from says who claimed it.
+func checkWheelSize(size int64, from string) error {
+	if size > fetch.MaxWheelSize {
+		return fmt.Errorf("%s says the wheel is %d bytes; no wheel is over %d GiB: refusing it", from, size, fetch.MaxWheelSize>>30)
+	}
+	return nil
+}
 
 // pep658 reads the wheel's .metadata file and checks its hash.
 func (ix *Index) pep658(ctx context.Context, f File) ([]byte, error) {
@@ -119,6 +173,7 @@ func (ix *Index) pep658(ctx context.Context, f File) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.bytesRead.Add(int64(len(data)))
 	if f.MetadataSHA256 != "" {
 		sum := sha256.Sum256(data)
 		if hex.EncodeToString(sum[:]) != f.MetadataSHA256 {
@@ -129,29 +184,43 @@ func (ix *Index) pep658(ctx context.Context, f File) ([]byte, error) {
 }
 
 // metadataFromWheel reads METADATA out of the wheel itself: whole when it is
-// known to be small, else through range requests; a server without ranges
-// still serves a small wheel whole.
+// known to be no bigger than one range request's block, else through range
+// requests; a server without ranges still serves a small wheel whole.
 func (ix *Index) metadataFromWheel(ctx context.Context, f File) ([]byte, string, error) {
-	if f.Size > 0 && f.Size <= maxSmallWheel {
+	if err := checkWheelSize(f.Size, "the index page"); err != nil {
+		return nil, "", err
+	}
+	// Read whole only what costs no more than the range requests would:
+	// NVIDIA's wheels carry no .metadata file on PyPI, and reading a 4 MB
+	// cuda-cccl whole to learn its requirements tripled what a resolution
+	// downloads (#30).
+	if f.Size > 0 && f.Size <= rangeBlock {
 		data, err := ix.wholeWheel(ctx, f)
 		return data, "wheel", err
 	}
 	size := f.Size
 	if size <= 0 {
 		size = ix.fileSize(ctx, f.URL)
+		if err := checkWheelSize(size, "the server"); err != nil {
+			return nil, "", err
+		}
 	}
 	if size <= 0 {
 		return nil, "", errors.New("the index says neither the wheel's size nor answers range requests; cannot read its metadata without downloading it")
 	}
 	ra := &httpRangeReader{ix: ix, ctx: ctx, url: f.URL, size: size}
-	zr, err := zip.NewReader(ra, size)
+	zr, err := fetch.OpenZip(ra, size)
 	if errors.Is(err, errNoRanges) && size <= maxSmallWheel {
 		data, err := ix.wholeWheel(ctx, f)
 		return data, "wheel", err
 	}
+	if errors.Is(err, fetch.ErrZipDirectory) {
+		return nil, "", err
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("read zip directory: %w", err)
 	}
+	ra.dataRead = true
 	data, err := metadataEntry(zr, f.Filename)
 	return data, "range", err
 }
@@ -170,13 +239,14 @@ func (ix *Index) wholeWheel(ctx context.Context, f File) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.bytesRead.Add(int64(len(data)))
 	if f.SHA256 != "" {
 		sum := sha256.Sum256(data)
 		if hex.EncodeToString(sum[:]) != f.SHA256 {
 			return nil, errors.New("sha256 mismatch with the index page")
 		}
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	zr, err := fetch.OpenZip(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("read wheel: %w", err)
 	}
@@ -238,17 +308,31 @@ func (ix *Index) get(ctx context.Context, rawURL, byteRange string) (*http.Respo
 
 var errNoRanges = errors.New("the server does not answer range requests")
 
-// httpRangeReader is an io.ReaderAt over HTTP range requests. It reads whole
-// blocks and keeps them, so that archive/zip's small reads cost few
-// requests, and it stops after maxRangeBytes.
+// httpRangeReader is an io.ReaderAt over HTTP range requests that asks
+// for little more than the zip reader needs, as uv's lazy wheel does: the
+// first read fetches the wheel's last 64 KiB (the end record, and all of a
+// small directory); while the directory is read (dirPhase), a miss fetches
+// up to what is already held, the rest of the directory in one request;
+// after it, a miss fetches 64 KiB (a METADATA entry). What is fetched is
+// kept, and it stops after maxRangeBytes.
 type httpRangeReader struct {
-	ix      *Index
-	ctx     context.Context
-	url     string
-	size    int64
-	fetched int64
-	blocks  map[int64][]byte // by block index
+	ix       *Index
+	ctx      context.Context
+	url      string
+	size     int64
+	fetched  int64
+	segs     []rangeSeg // sorted by start, not overlapping
+	dataRead bool       // the directory is read: misses fetch readAhead
 }
+
+type rangeSeg struct {
+	start int64
+	data  []byte
+}
+
+// readAhead is what a miss fetches beyond the directory, and the tail the
+// first read takes.
+const readAhead = 64 << 10
 
 func (r *httpRangeReader) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 || off >= r.size {
@@ -257,11 +341,11 @@ func (r *httpRangeReader) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) && off+int64(n) < r.size {
 		pos := off + int64(n)
-		b, err := r.block(pos / rangeBlock)
+		seg, err := r.segment(pos)
 		if err != nil {
 			return n, err
 		}
-		n += copy(p[n:], b[pos%rangeBlock:])
+		n += copy(p[n:], seg.data[pos-seg.start:])
 	}
 	if n < len(p) {
 		return n, io.EOF
@@ -269,12 +353,45 @@ func (r *httpRangeReader) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-func (r *httpRangeReader) block(i int64) ([]byte, error) {
-	if b, ok := r.blocks[i]; ok {
-		return b, nil
+// segment is the held bytes that start at or before pos and reach past
+// it, fetched when none do.
+func (r *httpRangeReader) segment(pos int64) (rangeSeg, error) {
+	next := r.size // where the next held segment starts
+	for _, s := range r.segs {
+		if s.start <= pos && pos < s.start+int64(len(s.data)) {
+			return s, nil
+		}
+		if s.start > pos && s.start < next {
+			next = s.start
+		}
 	}
-	start := i * rangeBlock
-	end := min(start+rangeBlock, r.size) - 1
+	start, end := pos, next
+	switch {
+	case len(r.segs) == 0:
+		// The end record is read first: take the tail.
+		start = max(0, min(pos, r.size-readAhead))
+	case r.dataRead:
+		end = min(next, pos+readAhead)
+	}
+	if end-start > rangeBlock*256 {
+		end = start + rangeBlock*256
+	}
+	b, err := r.fetch(start, end-1)
+	if err != nil {
+		return rangeSeg{}, err
+	}
+	seg := rangeSeg{start: start, data: b}
+	i := 0
+	for i < len(r.segs) && r.segs[i].start < start {
+		i++
+	}
+	r.segs = append(r.segs[:i], append([]rangeSeg{seg}, r.segs[i:]...)...)
+	return seg, nil
+}
+
+// fetch asks for bytes start..end (inclusive) and checks the answer is
+// exactly those.
+func (r *httpRangeReader) fetch(start, end int64) ([]byte, error) {
 	if r.fetched+end-start+1 > maxRangeBytes {
 		return nil, fmt.Errorf("reading the zip directory took more than %d bytes of range answers; refusing the wheel", maxRangeBytes)
 	}
@@ -302,10 +419,7 @@ func (r *httpRangeReader) block(i int64) ([]byte, error) {
 		return nil, fmt.Errorf("range answer does not match the request (asked %d bytes, got %d)", end-start+1, len(b))
 	}
 	r.fetched += int64(len(b))
-	if r.blocks == nil {
-		r.blocks = map[int64][]byte{}
-	}
-	r.blocks[i] = b
+	r.ix.bytesRead.Add(int64(len(b)))
 	return b, nil
 }
 

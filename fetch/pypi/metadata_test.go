@@ -1,6 +1,7 @@
 package pypi_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -106,47 +107,146 @@ func TestWheelMetadataFromAPlainHTMLIndexUsesItsMetadataAttribute(t *testing.T) 
 	}
 }
 
-func TestWheelMetadataIsCachedBySHA256AndACorruptCacheIsNotBelieved(t *testing.T) {
+// cachedMetadata is the one file under cache/metadata.
+func cachedMetadata(t *testing.T, cache string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(cache, "metadata", "*.METADATA"))
+	if len(files) != 1 {
+		t.Fatalf("metadata cache holds %q, want one file", files)
+	}
+	return files[0]
+}
+
+func TestWheelMetadataIsCachedOnlyWhenCheckedAndTiedToWhatItDescribes(t *testing.T) {
+	other := torch215(pypitest.ServeMetadata)
+	other.Version = "2.14.0"
 	w := torch215(pypitest.ServeMetadata)
-	srv, ix := frameworkIndex(t, w)
+	srv, ix := frameworkIndex(t, w, other)
 	cache := filepath.Join(t.TempDir(), "a cache 'with' $pace")
 	f := wheelFile(t, ix, "torch", w.Filename())
-	if _, err := ix.WheelMetadata(context.Background(), f, cache); err != nil {
-		t.Fatal(err)
+	read := func() *pypi.Metadata {
+		t.Helper()
+		m, err := ix.WheelMetadata(context.Background(), f, cache)
+		if err != nil || m.Name != "torch" || m.Version != "2.15.0" {
+			t.Fatalf("WheelMetadata = %+v, %v", m, err)
+		}
+		return m
 	}
-	m, err := ix.WheelMetadata(context.Background(), f, cache)
-	if err != nil || m.Via != "cache" {
-		t.Fatalf("second read: %+v, %v; want it from the cache", m, err)
+	read()
+	if m := read(); m.Via != "cache" {
+		t.Fatalf("second read via %q; want it from the cache", m.Via)
 	}
 	if n := srv.Hits("/files/" + w.Filename() + ".metadata"); n != 1 {
 		t.Errorf("metadata fetched %d times, want 1", n)
 	}
-	// Another wheel's metadata planted under this wheel's hash is refused.
-	cached := filepath.Join(cache, "metadata", f.SHA256+".METADATA")
-	if err := os.WriteFile(cached, []byte("Metadata-Version: 2.1\nName: evil\nVersion: 6.6.6\n\n"), 0o600); err != nil {
+	cached := cachedMetadata(t, cache)
+	if strings.Contains(filepath.Base(cached), f.SHA256) {
+		t.Errorf("cached as %s: under the sha256 the page claims alone", filepath.Base(cached))
+	}
+	honest, _ := os.ReadFile(cached)
+
+	fresh := func(why string) {
+		t.Helper()
+		if m := read(); m.Via == "cache" {
+			t.Fatalf("%s: believed", why)
+		}
+		os.Remove(cached)
+		read() // cached again, as it was
+	}
+	// Other pins with the right first line: the .metadata file's sha256
+	// is checked again.
+	sealed := bytes.SplitN(honest, []byte("\n"), 2)[0]
+	os.WriteFile(cached, append(sealed, "\nMetadata-Version: 2.1\nName: torch\nVersion: 2.15.0\nRequires-Dist: nvidia-cudnn-cu13==1.0\n\n"...), 0o600)
+	fresh("other pins under the right key")
+	// Another wheel's cached metadata renamed to this one's name.
+	fo := wheelFile(t, ix, "torch", other.Filename())
+	if _, err := ix.WheelMetadata(context.Background(), fo, cache); err != nil {
 		t.Fatal(err)
 	}
-	m, err = ix.WheelMetadata(context.Background(), f, cache)
-	if err != nil || m.Via != "metadata" || m.Name != "torch" {
-		t.Fatalf("after tampering: %+v, %v; want a fresh read", m, err)
-	}
-	// Metadata another user wrote in a shared cache is not believed.
-	if err := os.Chown(cached, 4242, 4242); err == nil {
-		if m, err = ix.WheelMetadata(context.Background(), f, cache); err != nil || m.Via == "cache" {
-			t.Fatalf("another user's cache file: %+v, %v; want a fresh read", m, err)
+	files, _ := filepath.Glob(filepath.Join(cache, "metadata", "*.METADATA"))
+	for _, p := range files {
+		if p != cached {
+			os.Rename(p, cached)
 		}
-	} else {
-		t.Logf("cannot give the cache file to another user (%v); that case is not checked here", err)
 	}
+	fresh("another wheel's metadata renamed")
+	// A file others may write.
+	os.Chmod(cached, 0o666)
+	fresh("a file others may write")
 	// A link planted at the cache name is not followed.
 	os.Remove(cached)
 	target := filepath.Join(t.TempDir(), "elsewhere")
-	os.WriteFile(target, []byte(w.MetadataText()), 0o600)
+	os.WriteFile(target, honest, 0o600)
 	if err := os.Symlink(target, cached); err != nil {
 		t.Fatal(err)
 	}
-	if m, err = ix.WheelMetadata(context.Background(), f, cache); err != nil || m.Via == "cache" {
-		t.Fatalf("through a planted link: %+v, %v", m, err)
+	fresh("a link")
+	// Metadata another user wrote in a shared cache is not believed.
+	if err := os.Chown(cached, 65534, 65534); err == nil {
+		fresh("another user's file")
+	} else {
+		t.Logf("cannot give the cache file to another user (%v); that case is not checked here", err)
+	}
+}
+
+func TestWheelMetadataNothingCheckedIsCached(t *testing.T) {
+	big := torch215(pypitest.ServeRanges)
+	big.Padding = 6 << 20
+	small := torch215(pypitest.ServeWhole)
+	unhashed := torch215(pypitest.ServeMetadata)
+	for _, tc := range []struct {
+		name   string
+		wheel  pypitest.FrameworkWheel
+		opts   []pypitest.Option
+		cached bool
+	}{
+		{"metadata read by ranges (part of a wheel no hash checked) is read again", big, nil, false},
+		{"a small wheel read whole, its sha256 checked, is cached", small, nil, true},
+		{"a .metadata file checked against its sha256 is cached, the wheel's own unlisted", unhashed, []pypitest.Option{pypitest.WithoutHash("torch")}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := pypitest.New(t, append(tc.opts, pypitest.Frameworks(tc.wheel))...)
+			ix, _ := pypi.NewIndex(srv.URL(), pypi.WithHTTPClient(srv.Client()), pypi.WithRetries(0, 0))
+			f := wheelFile(t, ix, "torch", tc.wheel.Filename())
+			cache := t.TempDir()
+			for range 2 {
+				if _, err := ix.WheelMetadata(context.Background(), f, cache); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := ix.WheelMetadata(context.Background(), f, cache)
+			if err != nil || (m.Via == "cache") != tc.cached {
+				t.Fatalf("third read via %q (%v); cached: %v", m.Via, err, tc.cached)
+			}
+		})
+	}
+}
+
+// A hostile index lists an honest wheel's sha256 and serves its own
+// pins: one run against it plants nothing that a later run against the
+// honest index reads "from the cache".
+func TestAHostileIndexPlantsNoMetadataAnHonestIndexReads(t *testing.T) {
+	honestWheel := torch215(pypitest.ServeMetadata)
+	honestSrv, honest := frameworkIndex(t, honestWheel)
+	hf := wheelFile(t, honest, "torch", honestWheel.Filename())
+	evil := torch215(pypitest.ServeMetadata)
+	evil.Requires = []string{`nvidia-cudnn-cu13==6.6.6.6; platform_system == "Linux"`}
+	evil.ClaimSHA256 = hf.SHA256
+	_, hostile := frameworkIndex(t, evil)
+	ef := wheelFile(t, hostile, "torch", evil.Filename())
+	if ef.SHA256 != hf.SHA256 || ef.Filename != hf.Filename {
+		t.Fatalf("the hostile page lists %s %s, not the honest wheel's", ef.Filename, ef.SHA256)
+	}
+	cache := t.TempDir()
+	if _, err := hostile.WheelMetadata(context.Background(), ef, cache); err != nil {
+		t.Fatal(err)
+	}
+	m, err := honest.WheelMetadata(context.Background(), hf, cache)
+	if err != nil || m.Via == "cache" || slices.Contains(m.RequiresDist, evil.Requires[0]) {
+		t.Fatalf("the honest index's wheel read %+v, %v: the hostile run's pins", m, err)
+	}
+	if n := honestSrv.Hits("/files/" + honestWheel.Filename() + ".metadata"); n != 1 {
+		t.Errorf("the honest metadata was fetched %d times, want 1", n)
 	}
 }
 

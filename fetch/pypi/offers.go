@@ -42,6 +42,9 @@ type Offer struct {
 	Release Release
 	Known   bool   // in cudaenv's table (or a manifest or meta-package release the caller passed)
 	Runtime string // the cuda_cudart wheel version that stands for it: 13.0.96
+	// ToolkitNamed: the index's cuda-toolkit meta-package names a release
+	// so too (its pins are read when it is installed).
+	ToolkitNamed bool
 }
 
 // Name is what the release is called: 13.0.2.
@@ -50,16 +53,73 @@ func (o Offer) Name() string { return o.Release.Version }
 // Note says what is special about the offer, or "": a release the table
 // does not know, or one whose wheels are known not to work.
 func (o Offer) Note() string {
+	if o.Release.FromToolkit {
+		return "not in cudaenv's table: its wheels as the index's " + ToolkitProject + " " + o.Release.Version + " pins them"
+	}
+	if !o.Known && o.ToolkitNamed {
+		return fmt.Sprintf("not in cudaenv's table: the runtime is %s %s, and the index's %s %s names it", runtimeProject(o.Release.Major()), o.Runtime, ToolkitProject, o.Release.Version)
+	}
 	if !o.Known {
 		return fmt.Sprintf("not in cudaenv's table: the runtime is %s %s, the other wheels the newest that fit", runtimeProject(o.Release.Major()), o.Runtime)
 	}
 	if b, ok := o.Release.BrokenWheel(); ok {
 		return "cannot link programs: " + b.Reason
 	}
-	if o.Release.FromToolkit {
-		return "not in cudaenv's table: its wheels as the index's " + ToolkitProject + " " + o.Release.Version + " pins them"
-	}
 	return ""
+}
+
+// WithToolkitNames adds to offers the releases the index's cuda-toolkit
+// meta-package names that the runtime wheels do not (13.4.3, whose wheels
+// are 13.4.2's): each after the newest offer of its major.minor below it,
+// sharing that offer's runtime, marked FromToolkit (its pins are read
+// when it is installed). A name the offers have already is theirs:
+// NVIDIA's table names releases, and a meta-package does not rename them
+// (PyPI's cuda-toolkit 12.5.1 pins 12.5.0's wheels; the index's 12.5.1 is
+// the runtime 12.5.82). A name with no offer of its major.minor below it
+// is left out: its wheels are not on the index; so is a release of known
+// (cudaenv's table) that offers lacks: its runtime is not on the index.
+func WithToolkitNames(offers []Offer, names []string, known []Release) []Offer {
+	out := slices.Clone(offers)
+	for _, n := range names {
+		if i := slices.IndexFunc(out, func(o Offer) bool { return SameVersion(o.Name(), n) }); i >= 0 {
+			out[i].ToolkitNamed = !out[i].Known
+			continue
+		}
+		if slices.ContainsFunc(known, func(r Release) bool { return SameVersion(r.Version, n) }) {
+			continue
+		}
+		var below *Offer
+		for i := range offers {
+			o := &offers[i]
+			if majorMinor(o.Name()) == majorMinor(n) && compareVersions(o.Name(), n) < 0 && (below == nil || compareVersions(o.Name(), below.Name()) > 0) {
+				below = o
+			}
+		}
+		if below == nil {
+			continue
+		}
+		out = append(out, Offer{Release: Release{Version: n, FromToolkit: true}, Runtime: below.Runtime})
+	}
+	slices.SortStableFunc(out, func(a, b Offer) int {
+		if c := compareVersions(a.Runtime, b.Runtime); c != 0 {
+			return c
+		}
+		return compareVersions(a.Release.Version, b.Release.Version)
+	})
+	return out
+}
+
+// AdoptToolkit makes an offer of the release the index's meta-package
+// pins (read with ToolkitReleaseNamed), unless its runtime is not the
+// offer's: then the meta-package disagrees with what the index's runtime
+// wheels say of that release, and the offer stays as it is (ok false).
+func AdoptToolkit(o Offer, rel Release) (Offer, bool) {
+	c, ok := rel.Component("cuda_cudart")
+	if !ok || (o.Runtime != "" && !SameVersion(c.Version, o.Runtime)) {
+		return o, false
+	}
+	rel.FromToolkit = true
+	return Offer{Release: rel, Known: true, Runtime: c.Version}, true
 }
 
 func runtimeProject(major int) string {

@@ -2,7 +2,6 @@ package pypi_test
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -60,18 +59,24 @@ var cupy = pypitest.FrameworkWheel{Project: "cupy-cuda13x", Version: "14.0.0", S
 	Requires:      append([]string{"cuda-pathfinder==1.*,>=1.3.3"}, withExtra("ctk", "cuda-toolkit[cublas,cudart,cufft,curand,cusolver,cusparse,nvrtc]==13.*")...),
 	ProvidesExtra: []string{"ctk"}}
 
-// toolkit is the cuda-toolkit meta-package: each extra pins one library
-// (shape from the research data in shared/nvidia/compat/cuda_toolkit_pypi.tsv).
-func toolkit(v string) pypitest.FrameworkWheel {
-	return pypitest.FrameworkWheel{Project: "cuda-toolkit", Version: v, Python: "py2.py3", Platform: "any", Serve: pypitest.ServeWhole,
-		Requires: append(withExtra("cublas", "nvidia-cublas==13.2.1.1"), withExtra("curand", "nvidia-curand==10.4.2.51")...), ProvidesExtra: []string{"cublas", "curand", "all"}}
+// toolkit is the cuda-toolkit meta-package of a catalog release, uploaded
+// as v: each extra pins one library (shape from the research data in
+// shared/nvidia/compat/cuda_toolkit_pypi.tsv).
+func toolkit(release, v string) pypitest.FrameworkWheel {
+	rel, ok := pypi.CatalogRelease(release)
+	if !ok {
+		panic("no release " + release)
+	}
+	w := pypitest.ToolkitWheel(rel, v)
+	w.Serve = pypitest.ServeWhole
+	return w
 }
 
 func TestFrameworkPinsNameTheCUDAReleaseAndCudnnBuild(t *testing.T) {
 	srv := pypitest.New(t,
 		pypitest.Frameworks(torch215(pypitest.ServeMetadata), torch210, jaxPlugin, jax, tensorflow, cupy,
-			toolkit("13.0.3.0"), toolkit("13.2.2"), toolkit("13.5.0rc1")),
-		pypitest.ExtraCudnn("9.26.0.51", 13), pypitest.ExtraCudnn("9.99.0.1rc1", 12, 13))
+			toolkit("13.0.3", "13.0.3.0"), toolkit("13.2.2", "13.2.2"), toolkit("13.4.2", "13.5.0rc1")),
+		pypitest.ExtraCudnn("9.26.0.51", 13), pypitest.ExtraCudnn("9.10.2.21", 12), pypitest.ExtraCudnn("9.99.0.1rc1", 12, 13))
 	ix, err := pypi.NewIndex(srv.URL(), pypi.WithHTTPClient(srv.Client()), pypi.WithRetries(0, 0))
 	if err != nil {
 		t.Fatal(err)
@@ -86,12 +91,12 @@ func TestFrameworkPinsNameTheCUDAReleaseAndCudnnBuild(t *testing.T) {
 		exact               bool
 		from, extra         string
 	}{
-		{"torch 2.15 pins cuda-toolkit exactly, a release no table has", "torch==2.15.0", pypi.LinuxX86_64, "13.2.2", "9.26.0.51", true, "cuda-toolkit==13.2.2", ""},
+		{"torch 2.15 pins cuda-toolkit exactly, a release no table has", "torch==2.15.0", pypi.LinuxX86_64, "13.2.2", "9.26.0.51", true, "nvidia-cuda-runtime==13.2.86.* (cuda-toolkit 13.2.2)", ""},
 		{"torch 2.10 pins each library; its runtime and cuBLAS make it 12.8.1, not 12.8.2", "torch==2.10.0", pypi.LinuxX86_64, "12.8.1", "9.10.2.21", true, "nvidia-cuda-runtime-cu12==12.8.90", ""},
-		{"the jax plugin's ranges take the newest release the index has, with its CUDA extra turned on", "jax-cuda13-plugin==0.9.0", pypi.LinuxX86_64, "13.4.2", newestCudnn(13), false, "nvidia-cuda-runtime>=13.0.48", "with-cuda"},
-		{"jax[cuda13] follows its exact pin of the plugin", "jax[cuda13]==0.9.0", pypi.LinuxX86_64, "13.4.2", newestCudnn(13), false, "nvidia-cuda-runtime>=13.0.48", ""},
-		{"tensorflow's ranges below 13 take the newest CUDA 12", "tensorflow[and-cuda]==2.21.0", pypi.LinuxX86_64, "12.9.2", newestCudnn(12), false, "nvidia-cuda-runtime-cu12<13.0,>=12.5.82", ""},
-		{"cupy's cuda-toolkit range takes the newest final toolkit, not the pre-release", "cupy-cuda13x[ctk]==14.0.0", pypi.LinuxX86_64, "13.2.2", "", false, "cuda-toolkit==13.* (newest on the index: 13.2.2)", ""},
+		{"the jax plugin's ranges take the newest release the index has, with its CUDA extra turned on", "jax-cuda13-plugin==0.9.0", pypi.LinuxX86_64, "13.4.2", newestCudnn(13), false, "nvidia-cuda-runtime>=13.0.48 (newest on the index: 13.4.92)", "with-cuda"},
+		{"jax[cuda13] follows its exact pin of the plugin", "jax[cuda13]==0.9.0", pypi.LinuxX86_64, "13.4.2", newestCudnn(13), false, "nvidia-cuda-runtime>=13.0.48 (jax-cuda13-plugin 0.9.0; newest on the index: 13.4.92)", ""},
+		{"tensorflow's ranges below 13 take the newest CUDA 12", "tensorflow[and-cuda]==2.21.0", pypi.LinuxX86_64, "12.9.2", newestCudnn(12), false, "nvidia-cuda-runtime-cu12<13.0,>=12.5.82 (newest on the index: 12.9.79)", ""},
+		{"cupy's cuda-toolkit range takes the newest final toolkit, not the pre-release", "cupy-cuda13x[ctk]==14.0.0", pypi.LinuxX86_64, "13.2.2", "", true, "nvidia-cuda-runtime==13.2.86.* (cuda-toolkit 13.2.2)", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,9 +122,12 @@ func TestFrameworkPinsNameTheCUDAReleaseAndCudnnBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []pypi.PinLine{{From: "cuda-toolkit 13.2.2", Requirement: "nvidia-cublas==13.2.1.1"}}
-		if !reflect.DeepEqual(p.Libraries, want) {
-			t.Errorf("libraries = %+v, want %+v (only the extras torch asks for)", p.Libraries, want)
+		c, ok := p.Toolkit.Component("libcublas")
+		if !ok || c.Version != "13.4.1.3" || !c.Exact || p.Toolkit.Toolkit != "13.2.2" || len(p.Differs) != 0 {
+			t.Errorf("cuBLAS = %+v (toolkit %s), want the meta-package's exact 13.4.1.3", c, p.Toolkit.Toolkit)
+		}
+		if _, ok := p.Toolkit.Component("libcurand"); ok {
+			t.Errorf("cuRAND is pinned, but torch asks for no curand extra: %+v", p.Toolkit.Components)
 		}
 	})
 	t.Run("pins for another platform do not apply", func(t *testing.T) {

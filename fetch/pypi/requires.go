@@ -38,9 +38,12 @@ var (
 		return regexp.MustCompile(`^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[([^\]]*)\])?\s*(.*)$`)
 	})
 	specClause = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(===|==|!=|<=|>=|~=|<|>)\s*([A-Za-z0-9._+!*-]+)$`)
+		return regexp.MustCompile(`^(===|==|!=|<=|>=|~=|<|>)\s*(\S+)$`)
 	})
 	extraName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`) })
+	// arbitraryVersion is what === may compare with: any run of
+	// printable characters but the separators of a requirement.
+	arbitraryVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._+!*-]+$`) })
 )
 
 // ParseDependency parses a Requires-Dist value. It refuses what it does not
@@ -65,23 +68,19 @@ func ParseDependency(line string) (Dependency, error) {
 		}
 	}
 	spec := strings.TrimSpace(m[3])
+	if strings.HasPrefix(spec, "@") {
+		return Dependency{}, fmt.Errorf("requirement %s: a URL requirement names no version on the index", strconv.Quote(truncate(line, 80)))
+	}
 	if strings.HasPrefix(spec, "(") && strings.HasSuffix(spec, ")") {
 		spec = strings.TrimSpace(spec[1 : len(spec)-1])
 	}
 	if spec != "" {
 		for _, c := range strings.Split(spec, ",") {
-			sm := specClause().FindStringSubmatch(strings.TrimSpace(c))
-			if sm == nil {
-				return Dependency{}, fmt.Errorf("requirement %s: cannot read version clause %s", strconv.Quote(truncate(line, 80)), strconv.Quote(truncate(strings.TrimSpace(c), 40)))
+			s, err := ParseSpecifier(c)
+			if err != nil {
+				return Dependency{}, fmt.Errorf("requirement %s: %w", strconv.Quote(truncate(line, 80)), err)
 			}
-			v := sm[2]
-			if strings.Contains(v, "*") && (sm[1] != "==" && sm[1] != "!=" || !strings.HasSuffix(v, ".*") || strings.Count(v, "*") != 1) {
-				return Dependency{}, fmt.Errorf("requirement %s: a wildcard goes only at the end of == or !=", strconv.Quote(truncate(line, 80)))
-			}
-			if _, ok := parseVersion(strings.TrimSuffix(v, ".*")); !ok && sm[1] != "===" {
-				return Dependency{}, fmt.Errorf("requirement %s: %s is not a version", strconv.Quote(truncate(line, 80)), strconv.Quote(v))
-			}
-			d.Specifiers = append(d.Specifiers, Specifier{Op: sm[1], Version: v})
+			d.Specifiers = append(d.Specifiers, s)
 		}
 	}
 	if d.Marker != "" {
@@ -92,18 +91,59 @@ func ParseDependency(line string) (Dependency, error) {
 	return d, nil
 }
 
+// ParseSpecifier reads one version clause (PEP 440): an operator and a
+// version, a trailing .* only after == or !=, a local label only with ==,
+// != and ===, ~= with at least two release parts.
+func ParseSpecifier(clause string) (Specifier, error) {
+	c := strings.TrimSpace(clause)
+	sm := specClause().FindStringSubmatch(c)
+	if sm == nil {
+		return Specifier{}, fmt.Errorf("cannot read version clause %s", strconv.Quote(truncate(c, 40)))
+	}
+	op, v := sm[1], sm[2]
+	if op == "===" {
+		if !arbitraryVersion().MatchString(v) {
+			return Specifier{}, fmt.Errorf("cannot read version clause %s", strconv.Quote(truncate(c, 40)))
+		}
+		return Specifier{Op: op, Version: v}, nil
+	}
+	prefix, wild := strings.CutSuffix(v, ".*")
+	if strings.Contains(prefix, "*") || wild && op != "==" && op != "!=" {
+		return Specifier{}, fmt.Errorf("version clause %s: a wildcard goes only at the end of == or !=", strconv.Quote(truncate(c, 40)))
+	}
+	pv, ok := parseVersion(prefix)
+	if !ok {
+		return Specifier{}, fmt.Errorf("%s is not a version", strconv.Quote(truncate(v, 40)))
+	}
+	if pv.local != "" && (wild || op != "==" && op != "!=") {
+		return Specifier{}, fmt.Errorf("version clause %s: a local version goes only with == or !=", strconv.Quote(truncate(c, 40)))
+	}
+	if op == "~=" && len(pv.release) < 2 {
+		return Specifier{}, fmt.Errorf("version clause %s: ~= needs at least two release parts", strconv.Quote(truncate(c, 40)))
+	}
+	return Specifier{Op: op, Version: v}, nil
+}
+
 // Exact is the version an exact pin (==X, without a wildcard) names, or "".
 func (d Dependency) Exact() string {
-	if len(d.Specifiers) == 1 && (d.Specifiers[0].Op == "==" || d.Specifiers[0].Op == "===") && !strings.HasSuffix(d.Specifiers[0].Version, ".*") {
+	if len(d.Specifiers) == 1 && isExact(d.Specifiers[0]) {
 		return d.Specifiers[0].Version
 	}
 	return ""
 }
 
+// isExact: ==V (no wildcard) or ===V, what PEP 592 lets install a yanked
+// file.
+func isExact(s Specifier) bool {
+	return (s.Op == "==" || s.Op == "===") && !strings.HasSuffix(s.Version, ".*")
+}
+
 // SpecString is the specifiers as written, joined: ">=9.8,<10".
-func (d Dependency) SpecString() string {
-	parts := make([]string, len(d.Specifiers))
-	for i, s := range d.Specifiers {
+func (d Dependency) SpecString() string { return specString(d.Specifiers) }
+
+func specString(specs []Specifier) string {
+	parts := make([]string, len(specs))
+	for i, s := range specs {
 		parts[i] = s.String()
 	}
 	return strings.Join(parts, ",")
@@ -112,20 +152,41 @@ func (d Dependency) SpecString() string {
 // Allows reports whether version v satisfies every specifier. As pip does,
 // a pre-release or dev release is allowed only when a specifier names one.
 func (d Dependency) Allows(v string) bool {
-	pv, ok := parseVersion(v)
-	if !ok {
-		return false
-	}
-	if pv.preKind != 0 || pv.hasDev {
-		pre := slices.ContainsFunc(d.Specifiers, func(s Specifier) bool {
-			sv, ok := parseVersion(strings.TrimSuffix(s.Version, ".*"))
-			return ok && (sv.preKind != 0 || sv.hasDev)
-		})
-		if !pre {
-			return false
+	return allowsAll(d.Specifiers, v, namesPre(d.Specifiers))
+}
+
+// namesPre reports whether a specifier names a pre-release (or dev)
+// version, which lets pre-releases satisfy the set (PEP 440; != does not
+// count).
+func namesPre(specs []Specifier) bool {
+	for _, s := range specs {
+		if s.Op == "!=" {
+			continue
+		}
+		if sv, ok := parseVersion(strings.TrimSuffix(s.Version, ".*")); ok && sv.isPre() {
+			return true
 		}
 	}
-	for _, s := range d.Specifiers {
+	return false
+}
+
+// allowsAll reports whether v satisfies every specifier; a pre-release
+// only when pre is set.
+func allowsAll(specs []Specifier, v string, pre bool) bool {
+	pv, ok := parseVersion(v)
+	if !ok {
+		// Only === can match what is not a version.
+		for _, s := range specs {
+			if s.Op != "===" || !strings.EqualFold(strings.TrimSpace(v), s.Version) {
+				return false
+			}
+		}
+		return len(specs) > 0
+	}
+	if pv.isPre() && !pre {
+		return false
+	}
+	for _, s := range specs {
 		if !s.allows(pv, v) {
 			return false
 		}
@@ -133,44 +194,98 @@ func (d Dependency) Allows(v string) bool {
 	return true
 }
 
+// Allows reports whether v satisfies this one clause, pre-releases aside.
+func (s Specifier) Allows(v string) bool {
+	pv, ok := parseVersion(v)
+	if !ok {
+		return s.Op == "===" && strings.EqualFold(strings.TrimSpace(v), s.Version)
+	}
+	return s.allows(pv, v)
+}
+
+// allows is PEP 440's meaning of each operator (as the packaging library
+// implements it).
 func (s Specifier) allows(pv version, raw string) bool {
 	if s.Op == "===" {
-		return raw == s.Version
+		return strings.EqualFold(strings.TrimSpace(raw), s.Version)
 	}
 	if prefix, ok := strings.CutSuffix(s.Version, ".*"); ok {
 		sv, _ := parseVersion(prefix)
-		match := len(pv.release) >= len(sv.release) && compareRelease(pv.release[:len(sv.release)], sv.release) == 0
+		match := prefixMatch(pv.public(), sv)
 		if s.Op == "!=" {
 			return !match
 		}
 		return match
 	}
-	sv, _ := parseVersion(s.Version)
-	if sv.local == "" {
-		pv.local = "" // ==13.0.2 matches 13.0.2+cu130
+	sv, ok := parseVersion(s.Version)
+	if !ok {
+		return false
 	}
-	c := pv.compare(sv)
 	switch s.Op {
-	case "==":
-		return c == 0
-	case "!=":
-		return c != 0
+	case "==", "!=":
+		cand := pv
+		if sv.local == "" {
+			cand = pv.public() // ==13.0.2 matches 13.0.2+cu130
+		}
+		eq := cand.compare(sv) == 0
+		return eq == (s.Op == "==")
 	case "<=":
-		return c <= 0
+		return pv.public().compare(sv) <= 0
 	case ">=":
-		return c >= 0
+		return pv.public().compare(sv) >= 0
 	case "<":
-		return c < 0 && !(pv.preKind != 0 && compareRelease(pv.release, sv.release) == 0)
+		// <V does not take a pre-release of V itself unless V is one.
+		return pv.compare(sv) < 0 && !(!sv.isPre() && pv.isPre() && pv.base().compare(sv.base()) == 0)
 	case ">":
-		return c > 0 && !(pv.hasPost && compareRelease(pv.release, sv.release) == 0 && !sv.hasPost)
-	case "~=":
-		if len(sv.release) < 2 || c < 0 {
+		// >V takes no post-release of V (unless V is one) and no local
+		// version of V.
+		if pv.compare(sv) <= 0 {
 			return false
 		}
+		if !sv.hasPost && pv.hasPost && pv.base().compare(sv.base()) == 0 {
+			return false
+		}
+		return !(pv.local != "" && pv.base().compare(sv.base()) == 0)
+	case "~=":
 		n := len(sv.release) - 1
-		return len(pv.release) >= n && compareRelease(pv.release[:n], sv.release[:n]) == 0
+		return pv.public().compare(sv) >= 0 && prefixMatch(pv.public(), version{epoch: sv.epoch, release: sv.release[:n]})
 	}
 	return false
+}
+
+// prefixMatch is ==P.*: the epoch, the release padded with zeros to P's
+// length, and any pre-, post- or dev part P names, equal.
+func prefixMatch(v, p version) bool {
+	if v.epoch != p.epoch {
+		return false
+	}
+	rel := v.release
+	for len(rel) < len(p.release) {
+		rel = append(rel[:len(rel):len(rel)], 0)
+	}
+	for i, n := range p.release {
+		if rel[i] != n {
+			return false
+		}
+	}
+	// A prefix that goes past the release (1.0rc1.*) needs the rest to
+	// match in order: the release must be exactly P's, then each part.
+	if p.preKind == 0 && !p.hasPost && !p.hasDev {
+		return true
+	}
+	if len(v.release) > len(p.release) && compareRelease(v.release[len(p.release):], nil) != 0 {
+		return false
+	}
+	if p.preKind != 0 && (v.preKind != p.preKind || v.pre != p.pre) {
+		return false
+	}
+	if p.hasPost && (!v.hasPost || v.post != p.post || p.preKind == 0 && v.preKind != 0) {
+		return false
+	}
+	if p.hasDev && (!v.hasDev || v.dev != p.dev) {
+		return false
+	}
+	return true
 }
 
 // MarkerEnv is what a marker is evaluated against: PEP 508's variables
@@ -452,14 +567,5 @@ func (n *markerNode) eval(env MarkerEnv) (bool, error) {
 // allowsAny is Allows without the pre-release rule (markers compare
 // versions as they are).
 func (d Dependency) allowsAny(v string) bool {
-	pv, ok := parseVersion(v)
-	if !ok {
-		return false
-	}
-	for _, s := range d.Specifiers {
-		if !s.allows(pv, v) {
-			return false
-		}
-	}
-	return true
+	return allowsAll(d.Specifiers, v, true)
 }

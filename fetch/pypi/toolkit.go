@@ -35,7 +35,7 @@ const maxToolkitPins = 256
 // wins where both exist. An index without the project has none. A release
 // whose metadata pins something other than NVIDIA's wheels, or cannot be
 // read, is an error: the index is not what it claims. Metadata is cached
-// under cacheDir by the wheel's sha256 (see WheelMetadata).
+// under cacheDir by index, file and sha256 (see WheelMetadata).
 func (ix *Index) ToolkitReleases(ctx context.Context, cacheDir string) ([]Release, error) {
 	page, err := ix.Project(ctx, ToolkitProject)
 	if errors.Is(err, ErrProjectNotFound) {
@@ -87,6 +87,55 @@ func (ix *Index) ToolkitReleases(ctx context.Context, cacheDir string) ([]Releas
 		}
 	}
 	return rels, nil
+}
+
+// ToolkitVersions lists the CUDA releases the index's cuda-toolkit
+// meta-package names, oldest first, from its page alone: no wheel is
+// read (the names are what listing and picking a release need; a
+// release's pins are read when it is installed, ToolkitReleaseNamed). An
+// index without the project names none.
+func (ix *Index) ToolkitVersions(ctx context.Context) ([]string, error) {
+	page, err := ix.Project(ctx, ToolkitProject)
+	if errors.Is(err, ErrProjectNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for r := range toolkitFiles(page) {
+		names = append(names, r)
+	}
+	slices.SortFunc(names, compareVersions)
+	return names, nil
+}
+
+// ToolkitReleaseNamed reads the one meta-package release named so (13.5.0;
+// its 13.5.0.0 upload too), as ToolkitReleases reads each: one wheel's
+// metadata, cached under cacheDir by its sha256. ok is false when the
+// index has no such release or it pins no runtime.
+func (ix *Index) ToolkitReleaseNamed(ctx context.Context, name, cacheDir string) (Release, bool, error) {
+	page, err := ix.Project(ctx, ToolkitProject)
+	if errors.Is(err, ErrProjectNotFound) {
+		return Release{}, false, nil
+	}
+	if err != nil {
+		return Release{}, false, err
+	}
+	f, ok := toolkitFiles(page)[name]
+	if !ok {
+		return Release{}, false, nil
+	}
+	meta, err := ix.WheelMetadata(ctx, f, cacheDir)
+	if err != nil {
+		return Release{}, false, fmt.Errorf("%s %s: %w", ToolkitProject, name, err)
+	}
+	rel, ok, err := ToolkitRelease(name, meta.RequiresDist)
+	if err != nil {
+		return Release{}, false, fmt.Errorf("%s %s (%s): %w", ToolkitProject, name, f.Filename, err)
+	}
+	rel.FromToolkit = true
+	return rel, ok, nil
 }
 
 // toolkitFiles picks one wheel per CUDA release from the meta-package's

@@ -227,6 +227,11 @@ func TestAHostileMetaPackageOnTheIndexFailsTheListing(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, err = %v, want %q", tk, err, tt.want)
 			}
+			// Installing the release reads that one wheel, as hostile.
+			rel, _, err := idx.ToolkitReleaseNamed(context.Background(), "13.5.0", t.TempDir())
+			if err == nil || !strings.Contains(err.Error(), strings.TrimSuffix(strings.Split(tt.want, " (")[0], ":")) {
+				t.Fatalf("named: got %v, err = %v, want %q", rel, err, tt.want)
+			}
 		})
 	}
 }

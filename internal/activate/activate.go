@@ -219,6 +219,13 @@ func Want(r Resolved, goos string) envdiff.Want {
 				prepend("PATH", bin)
 			}
 			loadPath(libDir(p))
+			// The link stubs (libcuda.so, libnvidia-ml.so) go on the link
+			// path only, as NVIDIA's nvcc.profile puts them: -lcuda links
+			// without a driver, and the program loads the driver's
+			// libcuda.so.1 when it runs.
+			if d := StubsDir(p); d != "" {
+				prepend("LIBRARY_PATH", d)
+			}
 			if isFile(filepath.Join(bin, "nvcc")) {
 				w.Set["CUDACXX"] = filepath.Join(bin, "nvcc")
 			}
@@ -249,6 +256,15 @@ func Want(r Resolved, goos string) envdiff.Want {
 			libs = true
 		}
 	}
+	// find_package(cudss CONFIG) and the like look in the prefixes of
+	// CMAKE_PREFIX_PATH for the libraries' CMake packages (and a project's
+	// own find modules search them too); an environment <Package>_ROOT is
+	// read only by projects that require CMake 3.12 or newer.
+	for _, t := range OtherLibraries() {
+		if e := r.Libs[t]; e != nil {
+			prepend("CMAKE_PREFIX_PATH", e.Path)
+		}
+	}
 	// nccl.h includes cuda_runtime.h and cusparseLt.h cusparse.h: a
 	// program of these libraries builds against the toolkit's headers and
 	// libraries too, so those follow theirs on the compiler's paths.
@@ -268,6 +284,17 @@ func minor(v version.Version) int {
 		return 0
 	}
 	return v[1]
+}
+
+// StubsDir is the toolkit's folder of link stubs, "" for none: lib/stubs
+// (NVIDIA's archives, cudaenv's trees), else lib64/stubs (its installers).
+func StubsDir(p string) string {
+	for _, d := range []string{filepath.Join(p, "lib", "stubs"), filepath.Join(p, "lib64", "stubs")} {
+		if isDir(d) {
+			return d
+		}
+	}
+	return ""
 }
 
 // libDir is lib64 when the toolkit has one (system installs, our merged

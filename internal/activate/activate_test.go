@@ -54,6 +54,10 @@ func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
 		"cuda/12.4.2/bin/ptxas":                   "",
 		"cuda/12.4.2/lib/libcublas.so.12":         "",
 		"cuda/12.4.3/lib/libcudart.so.12":         "",
+		"cuda/12.4.4/lib/libcudart.so.12":         "",
+		"cuda/12.4.4/lib/stubs/libcuda.so":        "",
+		"cuda/11.8.0/lib64/libcudart.so.11":       "",
+		"cuda/11.8.0/lib64/stubs/libcuda.so":      "",
 		"cudnn/9.5.1.17-cuda12/lib/libcudnn.so.9": "",
 	})
 	p := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
@@ -61,6 +65,8 @@ func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
 	t130 := &store.Entry{Version: version.MustParse("13.0.0"), Path: p("cuda/13.0.0")}
 	libsWithBin := &store.Entry{Version: version.MustParse("12.4.2"), Path: p("cuda/12.4.2")}
 	libsOnly := &store.Entry{Version: version.MustParse("12.4.3"), Path: p("cuda/12.4.3")}
+	withStubs := &store.Entry{Version: version.MustParse("12.4.4"), Path: p("cuda/12.4.4")}
+	installerStubs := &store.Entry{Version: version.MustParse("11.8.0"), Path: p("cuda/11.8.0")}
 	d := &store.Entry{Kind: store.Cudnn, Version: version.MustParse("9.5.1.17"), CUDAMajor: 12, Path: p("cudnn/9.5.1.17-cuda12")}
 	tests := []struct {
 		desc    string
@@ -109,6 +115,18 @@ func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
 			set:     map[string]string{"CUDA_HOME": p("cuda/12.4.3"), "CUDAToolkit_ROOT": p("cuda/12.4.3"), "CUDA_PATH": p("cuda/12.4.3")},
 		},
 		{
+			desc: "link stubs go on the link path, never on the loader's",
+			r:    Resolved{CUDA: withStubs}, goos: "linux",
+			prepend: map[string][]string{"LD_LIBRARY_PATH": {p("cuda/12.4.4/lib")}, "LIBRARY_PATH": {p("cuda/12.4.4/lib/stubs")}},
+			set:     map[string]string{"CUDA_HOME": p("cuda/12.4.4"), "CUDAToolkit_ROOT": p("cuda/12.4.4"), "CUDA_PATH": p("cuda/12.4.4")},
+		},
+		{
+			desc: "an installer's lib64/stubs too",
+			r:    Resolved{CUDA: installerStubs}, goos: "linux",
+			prepend: map[string][]string{"LD_LIBRARY_PATH": {p("cuda/11.8.0/lib64")}, "LIBRARY_PATH": {p("cuda/11.8.0/lib64/stubs")}},
+			set:     map[string]string{"CUDA_HOME": p("cuda/11.8.0"), "CUDAToolkit_ROOT": p("cuda/11.8.0"), "CUDA_PATH": p("cuda/11.8.0")},
+		},
+		{
 			desc: "windows CUDA 13 adds bin and bin/x64 and the versioned CUDA_PATH",
 			r:    Resolved{CUDA: t130}, goos: "windows",
 			prepend: map[string][]string{"PATH": {p("cuda/13.0.0/bin"), p("cuda/13.0.0/bin/x64")}},
@@ -142,10 +160,10 @@ func TestWantSetsWhatEachPlatformNeeds(t *testing.T) {
 			if !reflect.DeepEqual(w.Set, tt.set) {
 				t.Errorf("set = %v\nwant  %v", w.Set, tt.set)
 			}
-			for _, dirs := range w.Prepend {
+			for name, dirs := range w.Prepend {
 				for _, d := range dirs {
-					if strings.Contains(d, "stubs") {
-						t.Errorf("stubs added: %s", d)
+					if strings.Contains(d, "stubs") && name != "LIBRARY_PATH" {
+						t.Errorf("stubs added to %s: %s (they belong on the link path only)", name, d)
 					}
 				}
 			}

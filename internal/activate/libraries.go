@@ -1,6 +1,8 @@
 package activate
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 
 	"github.com/cudaenv/cudaenv/internal/envdiff"
@@ -112,3 +114,26 @@ func LibraryVars(t version.Tool, p string) map[string]string {
 	}
 	return out
 }
+
+// ReceiptComponents are the component versions of an entry's receipt
+// (libcublas: 12.4.2.65), read from the store when the entry came from
+// ResolveFast, which decodes no receipt; nil when it has none. The
+// prompt hook reads them only when a library collides with a wheel's.
+func ReceiptComponents(e *store.Entry) map[string]string {
+	rc := e.Receipt
+	if len(rc.Components) == 0 && e.Dir != "" {
+		data, err := os.ReadFile(filepath.Join(e.Dir, store.ReceiptName))
+		if err != nil || len(data) > maxReceiptBytes || !store.InstalledReceipt(data) || json.Unmarshal(data, &rc) != nil {
+			return nil
+		}
+	}
+	out := map[string]string{}
+	for _, c := range rc.Components {
+		out[c.ID] = c.Version
+	}
+	return out
+}
+
+// maxReceiptBytes bounds a receipt read by the prompt hook: a full
+// toolkit's lists a few dozen components.
+const maxReceiptBytes = 4 << 20

@@ -41,10 +41,13 @@ func TestEachLibraryIsActivatedAndTakenBackEntryByEntry(t *testing.T) {
 					t.Errorf("%s = %v, want %s/%s", name, got, p, want)
 				}
 			}
-			user := envdiff.Env{"PATH": "/usr/bin", "CPATH": "/opt/inc", rootVar: "/opt/mine"}
+			if got := w.Prepend["CMAKE_PREFIX_PATH"]; !slices.Equal(got, []string{p}) {
+				t.Errorf("CMAKE_PREFIX_PATH = %v, want the root %s", got, p)
+			}
+			user := envdiff.Env{"PATH": "/usr/bin", "CPATH": "/opt/inc", "CMAKE_PREFIX_PATH": "/opt/prefix", rootVar: "/opt/mine"}
 			changes, _ := envdiff.Apply(user, envdiff.State{}, w, ":")
 			active := envdiff.Result(user, changes)
-			if !strings.HasPrefix(active["CPATH"], filepath.Join(p, "include")+":") || active[rootVar] != p {
+			if !strings.HasPrefix(active["CPATH"], filepath.Join(p, "include")+":") || active[rootVar] != p || active["CMAKE_PREFIX_PATH"] != p+":/opt/prefix" {
 				t.Fatalf("active env: %v", active)
 			}
 			if _, err := envdiff.Decode(active[envdiff.StateVar]); err != nil {

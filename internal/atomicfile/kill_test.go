@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -23,9 +24,12 @@ func TestKilledWriterHelper(t *testing.T) {
 }
 
 // A `cudaenv local` killed between writing its temporary and the rename
-// leaves .tmp-.cuda-version-N beside the pin; the next write of that pin
-// removes it once it is old enough that no live writer can own it, and
-// leaves a fresh one (a writer at work) and other files' alone.
+// leaves .tmp-.cuda-version-* beside the pin, where git status shows it;
+// the next write of that pin removes it at once, however fresh, because
+// its name says a writer of this machine that is gone. A live writer's
+// (this process's pid, another running process's), one of another
+// machine or an older cudaenv (no pid: removed once old) and other
+// files' are left alone.
 func TestAWriteKilledBeforeItsRenameIsCleanedByTheNext(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a subprocess")
@@ -44,18 +48,34 @@ func TestAWriteKilledBeforeItsRenameIsCleanedByTheNext(t *testing.T) {
 			t.Fatalf("helper did not die at the rename: %v\n%s", err, out)
 		}
 	}
-	left, _ := filepath.Glob(filepath.Join(dir, ".tmp-.cuda-version-*"))
-	if len(left) != 2 {
-		t.Fatalf("the killed writers left %v; want two temporaries", left)
+	killed, _ := filepath.Glob(filepath.Join(dir, ".tmp-.cuda-version-*"))
+	if len(killed) != 2 {
+		t.Fatalf("the killed writers left %v; want two temporaries", killed)
 	}
 	if _, err := os.Stat(pin); err == nil {
 		t.Fatal("a killed write put the pin in place")
 	}
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Skipf("cannot start a process to stand for a live writer: %v", err)
+	}
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
 	old := time.Now().Add(-time.Minute)
-	os.Chtimes(left[0], old, old) // killed a minute ago; left[1] just now
-	other := filepath.Join(dir, ".tmp-.cuda-version.lock-1")
-	os.WriteFile(other, nil, 0o644)
-	os.Chtimes(other, old, old)
+	plant := func(name string, age time.Time) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, nil, 0o644)
+		os.Chtimes(p, age, age)
+		return p
+	}
+	now := time.Now()
+	keep := []string{
+		plant(".tmp-.cuda-version-"+host()+"."+strconv.Itoa(sleeper.Process.Pid)+"-1", now), // a live writer
+		plant(".tmp-.cuda-version-"+host()+"."+strconv.Itoa(os.Getpid())+"-2", now),         // this process's
+		plant(".tmp-.cuda-version-otherhost.1-3", now),                                      // another machine's, fresh
+		plant(".tmp-.cuda-version-4", now),                                                  // an older cudaenv's, fresh
+		plant(".tmp-.cuda-version.lock-1", old),                                             // another file's
+	}
+	gone := append(killed, plant(".tmp-.cuda-version-5", old), plant(".tmp-.cuda-version-otherhost.1-6", old))
 
 	if err := Write(pin, []byte("12.4\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -63,13 +83,14 @@ func TestAWriteKilledBeforeItsRenameIsCleanedByTheNext(t *testing.T) {
 	if got, _ := os.ReadFile(pin); string(got) != "12.4\n" {
 		t.Errorf("pin = %q", got)
 	}
-	if _, err := os.Lstat(left[0]); err == nil {
-		t.Errorf("the stale temporary %s is still there", left[0])
+	for _, p := range gone {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("the stale temporary %s is still there", filepath.Base(p))
+		}
 	}
-	if _, err := os.Lstat(left[1]); err != nil {
-		t.Errorf("a fresh temporary (a live writer's) was removed: %v", err)
-	}
-	if _, err := os.Lstat(other); err != nil {
-		t.Errorf("another file's temporary was removed: %v", err)
+	for _, p := range keep {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(p), err)
+		}
 	}
 }

@@ -38,14 +38,43 @@ func Parse(name string, data []byte) (map[string]string, error) {
 		k, v, ok := strings.Cut(line, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" {
-			return nil, fmt.Errorf("%s:%d: expected key = value", name, i+1)
+			return nil, &LineError{File: name, Line: i + 1, Msg: "expected key = value"}
 		}
 		if _, known := Keys[k]; !known {
-			return nil, fmt.Errorf("%s:%d: unknown setting %q; known: %s", name, i+1, k, strings.Join(keyNames(), ", "))
+			le := &LineError{File: name, Line: i + 1, Msg: fmt.Sprintf("unknown setting %q; known: %s", k, strings.Join(keyNames(), ", "))}
+			if !strings.ContainsFunc(k, func(r rune) bool { return !isKeyRune(r) }) {
+				le.Key = k // one cudaenv config unset can name
+			}
+			return nil, le
 		}
 		out[k] = strings.Trim(v, `"`)
 	}
 	return out, nil
+}
+
+// LineError is a line of the settings file that Parse refuses.
+type LineError struct {
+	File string
+	Line int
+	// Key is the unknown key the line sets, "" for a line that is no
+	// key = value (or whose key cudaenv config unset could not be given).
+	Key string
+	Msg string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Fix says how to be rid of the line: cudaenv config unset removes a
+// line that sets a key, not one that sets nothing.
+func (e *LineError) Fix() string {
+	if e.Key != "" {
+		return "fix that line, or remove it with cudaenv config unset " + e.Key
+	}
+	return "fix that line, or delete it (it sets nothing)"
+}
+
+func isKeyRune(r rune) bool {
+	return r == '_' || r == '-' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
 }
 
 func keyNames() []string {

@@ -26,6 +26,30 @@ func TestParseRejectsTyposWithTheLine(t *testing.T) {
 	}
 }
 
+// The way out a refused line is given works for that line: unset removes
+// a line by its key, and a line with none (or with a key unset cannot be
+// given) is only to be fixed or deleted.
+func TestARefusedLineSaysHowToBeRidOfIt(t *testing.T) {
+	tests := []struct{ desc, text, want string }{
+		{"an unknown key", "sorce = pypi\n", "fix that line, or remove it with cudaenv config unset sorce"},
+		{"a line without =", "source pypi\n", "fix that line, or delete it (it sets nothing)"},
+		{"a key with a space", "so urce = pypi\n", "fix that line, or delete it (it sets nothing)"},
+	}
+	for _, tt := range tests {
+		_, err := Parse("c", []byte(tt.text))
+		le, ok := err.(*LineError)
+		if !ok || le.Fix() != tt.want {
+			t.Errorf("%s: %v, want %q", tt.desc, err, tt.want)
+			continue
+		}
+		if le.Key != "" {
+			if out, found := Unset([]byte(tt.text), le.Key); !found || len(out) != 0 {
+				t.Errorf("%s: unset %s left %q", tt.desc, le.Key, out)
+			}
+		}
+	}
+}
+
 func TestLookupFindsOneKeyWhateverElseTheFileHolds(t *testing.T) {
 	tests := []struct {
 		desc, text, want string

@@ -195,11 +195,7 @@ func (in *inspector) read(p string, withFatbins bool) (object, error) {
 // a fifo or device in a hostile folder is opened without waiting and
 // refused by the descriptor's mode, never read.
 func openRegular(p string) (*os.File, error) {
-	return openChecked(p, openFlags)
-}
-
-func openChecked(p string, flags int) (*os.File, error) {
-	f, err := os.OpenFile(p, flags, 0)
+	f, err := os.OpenFile(p, openFlags, 0)
 	if err != nil {
 		return nil, err
 	}

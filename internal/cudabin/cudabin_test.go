@@ -302,6 +302,10 @@ func TestHostileFilesGiveAClearErrorWithoutPanicking(t *testing.T) {
 			if strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), p) {
 				t.Errorf("error %q: want one line naming the file", err)
 			}
+			// debug/elf's bare "EOF" tells a user nothing.
+			if strings.HasSuffix(err.Error(), "EOF") {
+				t.Errorf("error %q: want what is wrong with the file", err)
+			}
 		})
 	}
 	// A wheel that is not a zip, and one whose member lies about its size.

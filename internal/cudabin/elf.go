@@ -22,6 +22,16 @@ const (
 // errNotELF is returned for a file that does not start with ELF's magic.
 var errNotELF = errors.New("not an ELF file")
 
+// elfError is an error reading path's ELF structure in words a user
+// can act on: debug/elf says a bare "EOF" for a header that points past
+// the end of the file (a truncated download, a damaged copy).
+func elfError(path string, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s: a truncated or damaged ELF file (its headers point past its end)", path)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
 // object is one ELF file as inspect reads it.
 type object struct {
 	ldso.Object
@@ -49,10 +59,10 @@ func readObject(r io.ReaderAt, size int64, path string, withFatbins bool) (obj o
 	}
 	f, err := elf.NewFile(r)
 	if err != nil {
-		return obj, fmt.Errorf("%s: %w", path, err)
+		return obj, elfError(path, err)
 	}
 	if err := sane(f, size); err != nil {
-		return obj, fmt.Errorf("%s: %w", path, err)
+		return obj, elfError(path, err)
 	}
 	obj.Path = path
 	obj.Arch = archFlag(f)
@@ -70,7 +80,7 @@ func readObject(r io.ReaderAt, size int64, path string, withFatbins bool) (obj o
 		obj.Kind = f.Type.String()
 	}
 	if err := dynamicFacts(f, &obj.Object); err != nil {
-		return obj, fmt.Errorf("%s: %w", path, err)
+		return obj, elfError(path, err)
 	}
 	if withFatbins {
 		for _, s := range f.Sections {

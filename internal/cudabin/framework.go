@@ -2,12 +2,13 @@ package cudabin
 
 import (
 	"context"
-	"io"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cudaenv/cudaenv/internal/venv"
 )
 
 // Framework is a Python framework's CUDA side as installed: the kernels
@@ -41,23 +42,14 @@ var frameworkLayouts = []struct {
 	{"cupy", []string{"cupy/_core/*.so", "cupy/cuda/*.so"}, []string{"cupy/_core/core.cpython-*.so", "cupy/cuda/*.so"}, "cupy_cuda*-*.dist-info"},
 }
 
-var (
-	reTorchVersion = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)^__version__(?::\s*str)?\s*=\s*['"]([0-9][0-9A-Za-z.+_-]{0,63})['"]`)
-	})
-	reDistVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-([0-9][0-9A-Za-z.+_]{0,63})\.dist-info$`) })
-)
+var reDistVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-([0-9][0-9A-Za-z.+_]{0,63})\.dist-info$`) })
 
-// frameworkVersion is torch/version.py's __version__ (the local part,
-// +cu132, included), else the version in the name of the framework's
-// dist-info folder.
-func frameworkVersion(site, name, distInfo string) string {
-	if name == "torch" {
-		if b, err := readBounded(filepath.Join(site, "torch", "version.py"), 64<<10); err == nil {
-			if m := reTorchVersion().FindSubmatch(b); m != nil {
-				return string(m[1])
-			}
-		}
+// frameworkVersion is torch/version.py's __version__ (tv, read through
+// internal/venv: the local part, +cu132, included), else the version in
+// the name of the framework's dist-info folder.
+func frameworkVersion(site, distInfo string, tv venv.Torch) string {
+	if tv.Version != "" {
+		return tv.Version
 	}
 	m, _ := filepath.Glob(filepath.Join(site, distInfo))
 	if len(m) == 1 {
@@ -86,7 +78,13 @@ func Frameworks(ctx context.Context, sites []string, opt Options) []Framework {
 			if len(kernels) == 0 && len(imports) == 0 {
 				continue
 			}
-			fw := Framework{Name: fl.name, Site: site, Version: frameworkVersion(site, fl.name, fl.distInfo)}
+			// torch/version.py, as every file of a Python environment,
+			// through the one bounded reader (internal/venv).
+			var tv venv.Torch
+			if fl.name == "torch" {
+				tv, _ = venv.ReadTorch(ctx, site)
+			}
+			fw := Framework{Name: fl.name, Site: site, Version: frameworkVersion(site, fl.distInfo, tv)}
 			in := newInspector(opt)
 			// The kernels (fat binaries only) and the import (the loader
 			// and symbols) read at once: they touch different files.
@@ -95,7 +93,8 @@ func Frameworks(ctx context.Context, sites []string, opt Options) []Framework {
 			var roots []string
 			if fl.name == "torch" {
 				var pre []string
-				pre, fw.Modeled = torchPreloads(site, opt)
+				major, _, _ := strings.Cut(tv.CUDA, ".")
+				pre, fw.Modeled = torchPreloads(ctx, site, major, opt)
 				roots = append(roots, pre...)
 			}
 			roots = append(roots, imports...)
@@ -185,8 +184,9 @@ func globAll(site string, patterns []string) []string {
 	return out
 }
 
-// Bounded reading of torch/__init__.py, which any package in a cloned
-// repository's venv may have written.
+// torch/__init__.py is read through internal/venv, whole, up to this
+// size: any package in a cloned repository's venv may have written it
+// (torch's own is about 100 KB).
 const maxInitBytes = 1 << 20
 
 var (
@@ -206,10 +206,11 @@ var (
 // does so once that library loaded, its wheels' CUDA libraries by path
 // (_preload_cuda_deps; PyTorch 2.6 on, all of them from about 2.10), and
 // only if the global deps library cannot load (its libraries not found),
-// all of them. ok is false when the file is not there or does not say.
-func torchPreloads(site string, opt Options) (roots []string, ok bool) {
+// all of them. major is torch.version.cuda's major ("" when unknown). ok
+// is false when the file is not there or does not say.
+func torchPreloads(ctx context.Context, site, major string, opt Options) (roots []string, ok bool) {
 	deps := filepath.Join(site, "torch", "lib", "libtorch_global_deps.so")
-	init, err := readBounded(filepath.Join(site, "torch", "__init__.py"), maxInitBytes)
+	init, err := venv.ReadFile(ctx, filepath.Join(site, "torch", "__init__.py"), maxInitBytes)
 	if err != nil {
 		return nil, false
 	}
@@ -247,7 +248,6 @@ func torchPreloads(site string, opt Options) (roots []string, ok bool) {
 			}
 		}
 	}
-	major := torchCUDAMajor(site)
 	var pre []string
 	for _, l := range libs {
 		if p := wheelLibrary(site, l[0], l[1], major); p != "" {
@@ -276,30 +276,4 @@ func wheelLibrary(site, folder, name, major string) string {
 		}
 	}
 	return ""
-}
-
-var reTorchCUDA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^cuda(?::\s*[^=]+)?\s*=\s*['"]([0-9]{1,3})\.`) })
-
-// torchCUDAMajor is torch.version.cuda's major from torch/version.py.
-func torchCUDAMajor(site string) string {
-	b, err := readBounded(filepath.Join(site, "torch", "version.py"), 64<<10)
-	if err != nil {
-		return ""
-	}
-	if m := reTorchCUDA().FindSubmatch(b); m != nil {
-		return string(m[1])
-	}
-	return ""
-}
-
-// readBounded reads at most max bytes of a regular file that is not a
-// link (as internal/venv reads a venv's text files: the caller's deadline
-// bounds the time).
-func readBounded(p string, max int64) ([]byte, error) {
-	f, err := openChecked(p, openFlagsNoLink)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, max))
 }

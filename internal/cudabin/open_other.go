@@ -4,7 +4,4 @@ package cudabin
 
 import "os"
 
-const (
-	openFlags       = os.O_RDONLY
-	openFlagsNoLink = os.O_RDONLY
-)
+const openFlags = os.O_RDONLY

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cudaenv/cudaenv/compat"
+	"github.com/cudaenv/cudaenv/internal/linkstub"
 )
 
 // Toolkit is what a CUDA toolkit directory holds.
@@ -25,6 +26,15 @@ type Toolkit struct {
 	// where there is an nvcc): the stubs every link passes to the host
 	// compiler, and the static runtime nvcc links by default.
 	LinkMissing []string
+
+	// MissingStubs are the link stubs a Linux tree lacks for the libraries
+	// it holds (lib/stubs/libcuda.so with the runtime, libnvidia-ml.so
+	// with nvml.h): -lcuda and -lnvidia-ml fail without a driver then.
+	MissingStubs []string
+	// VersionFiles are the version files the tree has, of version.json
+	// and version.txt: what CMake's FindCUDAToolkit reads where there is
+	// no nvcc (version.txt always, version.json from CMake 3.27).
+	VersionFiles []string
 
 	// MissingExtensionHeaders are the headers of compat.ExtensionHeaders
 	// (what ATen/cuda/CUDAContext.h includes) absent from the toolkit's
@@ -75,6 +85,14 @@ func (h Host) Toolkit(ctx context.Context, dir string) (Toolkit, error) {
 		}
 		if !h.hasStaticCudart(dir) {
 			tk.LinkMissing = append(tk.LinkMissing, map[bool]string{true: "lib/x64/cudart_static.lib", false: "lib64/libcudart_static.a"}[goos == "windows"])
+		}
+	}
+	if goos == "linux" {
+		tk.MissingStubs = linkstub.Wanted(h.file(dir))
+	}
+	for _, f := range []string{"version.json", "version.txt"} {
+		if h.isFile(filepath.Join(dir, f)) {
+			tk.VersionFiles = append(tk.VersionFiles, f)
 		}
 	}
 	tk.Version, tk.VersionSource = h.toolkitVersion(ctx, tk)

@@ -2,11 +2,14 @@ package detect
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
+	"syscall"
+
+	"github.com/cudaenv/cudaenv/internal/venv"
 )
 
 // Torch is the PyTorch installed for the active Python.
@@ -59,42 +62,22 @@ func (h Host) Torch(ctx context.Context) (t Torch, found bool, err error) {
 		if dir == "" || !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "/") {
 			continue // "" is the current directory, not an install
 		}
-		p := filepath.Join(dir, "torch", "version.py")
-		src, err := h.readFile(p)
-		if err != nil {
+		// Through venv's bounded reader: a repository can ship its .venv,
+		// with a version.py that is a link to /dev/zero, a named pipe or
+		// a line of terminal escapes.
+		tv, err := venv.ReadTorch(ctx, h.file(dir))
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			continue
 		}
-		v, cuda, err := ParseTorchVersionPy(src)
+		p := filepath.Join(dir, "torch", "version.py")
 		if err != nil {
-			return Torch{}, false, fmt.Errorf("%s: %w", p, err)
+			var pe *venv.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return Torch{Python: py, PythonVersion: pyVersion}, false, fmt.Errorf("%s: %w", p, err)
 		}
-		return Torch{Version: v, CUDA: cuda, Path: p, Python: py, PythonVersion: pyVersion, CUDAPins: h.torchCUDAPins(dir, v)}, true, nil
+		return Torch{Version: tv.Version, CUDA: tv.CUDA, Path: p, Python: py, PythonVersion: pyVersion, CUDAPins: h.torchCUDAPins(ctx, dir, tv.Version)}, true, nil
 	}
 	return Torch{Python: py, PythonVersion: pyVersion}, false, nil
-}
-
-var (
-	reTorchVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^__version__\s*(?::[^=]*)?=\s*['"]([^'"]+)['"]`) })
-	reTorchCUDA    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)^cuda\s*(?::[^=]*)?=\s*(?:['"]([^'"]*)['"]|None)`)
-	})
-)
-
-// ParseTorchVersionPy reads __version__ and cuda from the text of
-// torch/version.py, in either form PyTorch has written them:
-//
-//	__version__ = '2.5.1+cu124'
-//	cuda: Optional[str] = '12.4'
-//
-// cuda is "" for a CPU-only build (cuda = None).
-func ParseTorchVersionPy(src []byte) (version, cuda string, err error) {
-	m := reTorchVersion().FindSubmatch(src)
-	if m == nil {
-		return "", "", fmt.Errorf("no __version__ in torch/version.py")
-	}
-	version = string(m[1])
-	if c := reTorchCUDA().FindSubmatch(src); c != nil {
-		cuda = string(c[1])
-	}
-	return version, cuda, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/cudaenv/cudaenv/internal/venv"
 )
 
 const (
@@ -21,7 +23,7 @@ hip: Optional[str] = None
 	versionPyCPU = "__version__ = '2.5.1+cpu'\ndebug = False\ncuda: Optional[str] = None\n"
 )
 
-func TestParseTorchVersionPy(t *testing.T) {
+func TestParseTorchVersionPyOfRealReleases(t *testing.T) {
 	tests := []struct{ name, src, version, cuda string }{
 		{"the annotated form of torch 2.x", versionPyNew, "2.5.1+cu124", "12.4"},
 		{"the plain form of older releases", versionPyOld, "1.13.1+cu117", "11.7"},
@@ -29,13 +31,13 @@ func TestParseTorchVersionPy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, c, err := ParseTorchVersionPy([]byte(tt.src))
+			v, c, err := venv.ParseTorchVersionPy([]byte(tt.src))
 			if err != nil || v != tt.version || c != tt.cuda {
 				t.Errorf("ParseTorchVersionPy = %q, %q, %v", v, c, err)
 			}
 		})
 	}
-	if _, _, err := ParseTorchVersionPy([]byte("x = 1\n")); err == nil {
+	if _, _, err := venv.ParseTorchVersionPy([]byte("x = 1\n")); err == nil {
 		t.Error("want an error for a file without __version__")
 	}
 }

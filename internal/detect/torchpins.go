@@ -1,26 +1,23 @@
 package detect
 
 import (
-	"path/filepath"
+	"context"
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/cudaenv/cudaenv/internal/venv"
 )
 
 // torchCUDAPins reads the CUDA requirements of the torch dist-info in
 // site whose METADATA names version.
-func (h Host) torchCUDAPins(site, version string) []string {
-	for _, entry := range h.readNames(site, maxSiteEntries) {
-		stem, ok := strings.CutSuffix(entry, ".dist-info")
-		if !ok || frameworkOf(strings.ToLower(stem)) != "torch" {
-			continue
-		}
-		meta := h.readCappedFile(filepath.Join(site, entry, "METADATA"), maxMetadataBytes)
-		if vs := metadataField(meta, "Version"); len(vs) != 1 || vs[0] != version {
+func (h Host) torchCUDAPins(ctx context.Context, site, version string) []string {
+	for _, d := range venv.Dists(ctx, h.file(site), func(name string) bool { return name == "torch" }) {
+		if d.Version != version {
 			continue
 		}
 		var pins []string
-		for _, req := range metadataField(meta, "Requires-Dist") {
+		for _, req := range d.Requires {
 			req, _, _ = strings.Cut(req, ";")
 			req = strings.TrimSpace(req)
 			name := requirementName(req)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"io"
 	"maps"
 	"os"
 	"path"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/cudaenv/cudaenv/internal/venv"
 )
 
 // WheelLib is one shared library an nvidia-* wheel installed in a Python
@@ -55,24 +56,8 @@ func (h Host) SitePackages(prefix string) []string {
 		return nil
 	}
 	var out []string
-	var seen []os.FileInfo // a venv's lib64 is a link to its lib
-	for _, lib := range []string{"lib", "lib64"} {
-		des, err := os.ReadDir(h.file(filepath.Join(prefix, lib)))
-		if err != nil {
-			continue
-		}
-		for _, de := range des {
-			if !strings.HasPrefix(de.Name(), "python3") {
-				continue
-			}
-			sp := filepath.Join(prefix, lib, de.Name(), "site-packages")
-			fi, err := h.stat(sp)
-			if err != nil || !fi.IsDir() || slices.ContainsFunc(seen, func(o os.FileInfo) bool { return os.SameFile(o, fi) }) {
-				continue
-			}
-			seen = append(seen, fi)
-			out = append(out, sp)
-		}
+	for _, sp := range venv.SitePackages(context.Background(), h.file(prefix)) {
+		out = append(out, filepath.Join(prefix, strings.TrimPrefix(sp, h.file(prefix))))
 	}
 	return out
 }
@@ -186,10 +171,7 @@ func frameworkOf(stem string) string {
 }
 
 // normalizeDist is PEP 503's name normalization, with _ for the runs.
-func normalizeDist(name string) string {
-	name = strings.ToLower(name)
-	return strings.NewReplacer("-", "_", ".", "_").Replace(name)
-}
+func normalizeDist(name string) string { return venv.Normalize(name) }
 
 // requirementName is the distribution a Requires-Dist value names:
 // "nvidia-nvjitlink-cu12==12.4.127; platform_system == \"Linux\"".
@@ -206,48 +188,24 @@ func requirementName(req string) string {
 	return normalizeDist(req)
 }
 
-// metadataField returns the values of a header field of a METADATA file
-// (RFC 822 style, up to the first blank line).
-func metadataField(meta []byte, field string) []string {
-	var out []string
-	for _, line := range strings.Split(string(meta), "\n") {
-		line = strings.TrimRight(line, "\r")
-		if line == "" {
-			break
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if ok && strings.EqualFold(k, field) {
-			out = append(out, strings.TrimSpace(v))
-		}
-	}
-	return out
-}
+// metadataField returns the values of a header field of a METADATA file.
+func metadataField(meta []byte, field string) []string { return venv.Field(meta, field) }
 
-// readNames lists up to max names in a folder; nothing when it is not one.
+// readNames lists up to max names in a folder, sorted; nothing when it is
+// not one, or when it does not answer in time.
 func (h Host) readNames(dir string, max int) []string {
-	f, err := os.Open(h.file(dir))
-	if err != nil {
-		return nil
+	names, _ := venv.ReadDir(context.Background(), h.file(dir))
+	if len(names) > max {
+		names = names[:max]
 	}
-	defer f.Close()
-	names, _ := f.Readdirnames(max)
-	slices.Sort(names)
 	return names
 }
 
-// readCappedFile reads at most max bytes of a regular file (a named pipe
-// or device in a hostile environment is not opened); nil otherwise.
+// readCappedFile reads a file of a Python environment through venv's
+// bounded reader: a link, a named pipe, a device or a file over max bytes
+// gives nil.
 func (h Host) readCappedFile(p string, max int64) []byte {
-	fi, err := os.Stat(h.file(p))
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	f, err := os.Open(h.file(p))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	data, _ := io.ReadAll(io.LimitReader(f, max))
+	data, _ := venv.ReadFile(context.Background(), h.file(p), max)
 	return data
 }
 

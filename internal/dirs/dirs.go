@@ -5,7 +5,6 @@ package dirs
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -144,7 +143,7 @@ func checkSystem(d *Dirs, env Lookup) error {
 func systemRoot(env Lookup, configDir string) string {
 	v, ok := env("CUDAENV_SYSTEM_ROOT")
 	if !ok || v == "" {
-		data, err := os.ReadFile(filepath.Join(configDir, config.FileName))
+		data, err := config.Read(configDir)
 		if err != nil {
 			return ""
 		}

@@ -14,6 +14,22 @@ import (
 )
 
 func checkToolkit(in Inputs) Check {
+	c := checkToolkitTree(in)
+	tk := in.Toolkit
+	if c.Status == OK && len(tk.Facts.MissingStubs) > 0 {
+		// Compiling works; linking a program of the driver API or NVML
+		// does not, where no driver is installed (CI, build machines).
+		c.Status = Warn
+		c.Message += fmt.Sprintf("; it has no link stubs (%s): programs linking -lcuda or -lnvidia-ml (pycuda, nccl-tests, llm.c) fail to link where no driver is installed", strings.Join(tk.Facts.MissingStubs, ", "))
+		c.Hint = "reinstall it; cudaenv writes the stubs now: cudaenv install " + tk.Version + " --force"
+		if tk.From == "link" {
+			c.Hint = "it is a linked tree: add NVIDIA's stubs to it (they come with cuda_cudart and cuda_nvml_dev), or install cudaenv's own: cudaenv install " + tk.Version
+		}
+	}
+	return c
+}
+
+func checkToolkitTree(in Inputs) Check {
 	tk := in.Toolkit
 	c := Check{ID: IDToolkit}
 	where := ""
@@ -589,6 +605,9 @@ func checkCMake(in Inputs) Check {
 		c.Status, c.Message = Skip, fmt.Sprintf("%s did not say its version", in.CMake.Path)
 		return c
 	}
+	if in.librariesOnly() && in.Toolkit.Dir != "" {
+		return checkCMakeLibrariesOnly(in, c, cuda)
+	}
 	if ok, want := cmakeHandles(in.CMake.Version, compat.Major(cuda)); !ok {
 		c.Status = Warn
 		c.Message = fmt.Sprintf("cmake %s (%s) is too old for CUDA %s: its find_package(CUDAToolkit) does not know CUDA %d's include/cccl, so C++ sources using CCCL (thrust, cub, cuda/std) through CUDA::cudart do not compile; CMake %s or newer does",
@@ -598,6 +617,50 @@ func checkCMake(in Inputs) Check {
 	}
 	c.Status = OK
 	c.Message = fmt.Sprintf("cmake %s (%s) handles CUDA %s", in.CMake.Version, in.CMake.Path, cuda)
+	return c
+}
+
+// FindCUDAToolkit finds a toolkit without nvcc by its version file:
+// version.txt always, version.json from CMake 3.27; and only in the
+// CMake variable CUDAToolkit_ROOT before 4.2, which reads the
+// environment's too (measured: 3.25.1, 3.27.9, 3.31.6, 4.0.0, 4.1.0 need
+// -DCUDAToolkit_ROOT; 4.2.0 and 4.4.5 find it through the environment).
+const (
+	cmakeReadsVersionJSON = "3.27"
+	cmakeReadsRootEnv     = "4.2"
+)
+
+// checkCMakeLibrariesOnly: whether cmake finds a toolkit without nvcc.
+func checkCMakeLibrariesOnly(in Inputs, c Check, cuda string) Check {
+	tk := in.Toolkit
+	cm := in.CMake.Version
+	has := func(f string) bool {
+		for _, v := range tk.Facts.VersionFiles {
+			if v == f {
+				return true
+			}
+		}
+		return false
+	}
+	readsFile := has("version.txt") || (has("version.json") && compat.CompareVersions(cm, cmakeReadsVersionJSON) >= 0)
+	what := fmt.Sprintf("cmake %s (%s)", cm, in.CMake.Path)
+	switch {
+	case !readsFile:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("%s cannot find CUDA %s at %s: the tree has no nvcc, and no version file this CMake reads (version.txt; version.json from CMake %s)", what, cuda, tk.Dir, cmakeReadsVersionJSON)
+		c.Hint = "reinstall it; cudaenv writes version.json and version.txt now: cudaenv install " + cuda + " --force"
+	case compat.CompareVersions(cm, cmakeReadsRootEnv) < 0:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("%s finds CUDA %s (libraries only, no nvcc) only when given -DCUDAToolkit_ROOT=%s; CMake %s and newer read the CUDAToolkit_ROOT cudaenv sets in the environment", what, cuda, tk.Dir, cmakeReadsRootEnv)
+		c.Hint = "cmake -C <(cudaenv env --format cmake) -S . -B build, or a newer CMake: python3 -m pip install 'cmake>=" + cmakeReadsRootEnv + "'"
+	case in.Env["CUDAToolkit_ROOT"] != tk.Dir:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("%s finds CUDA %s (libraries only, no nvcc) through the environment's CUDAToolkit_ROOT, and it does not name %s here", what, cuda, tk.Dir)
+		c.Hint = "activate it with cudaenv's shell hook, or run cmake through cudaenv exec"
+	default:
+		c.Status = OK
+		c.Message = fmt.Sprintf("%s handles CUDA %s: libraries only, found through CUDAToolkit_ROOT and its version file, without nvcc", what, cuda)
+	}
 	return c
 }
 

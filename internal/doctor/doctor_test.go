@@ -23,7 +23,7 @@ func healthy() Inputs {
 		Toolkit: Toolkit{
 			Version: "12.4.1", Source: "set by /p/.cuda-version", Dir: tkDir, Installed: true, HasReceipt: true,
 			Facts: detect.Toolkit{
-				Dir: tkDir, Version: "12.4.1", VersionSource: "version.json", NVCC: tkDir + "/bin/nvcc",
+				Dir: tkDir, Version: "12.4.1", VersionSource: "version.json", NVCC: tkDir + "/bin/nvcc", VersionFiles: []string{"version.json"},
 				HostLimits:    compat.HostLimits{GCCMax: "13", ClangMin: "3.3", ClangMax: "17", MSVCMin: 1910, MSVCMax: 1949},
 				HasHostLimits: true, HostConfig: tkDir + "/include/crt/host_config.h",
 				Archs: compat.ArchsFor("12.4.1"), ArchSource: "nvcc --list-gpu-arch",
@@ -135,6 +135,25 @@ func scenarios() map[string]Inputs {
 	in.Toolkit.Facts.Missing = []string{"bin/nvcc", "nvvm/bin/cicc"}
 	in.NVCCOnPath = []string{"/usr/local/cuda-12.6/bin/nvcc"}
 	s["libraries-only"] = in
+
+	// The same tree installed before cudaenv wrote version files and link
+	// stubs: CMake cannot find it, -lcuda does not link.
+	in = healthy()
+	in.Toolkit.From, in.Toolkit.LibrariesOnly = "pypi", true
+	in.Toolkit.Facts.NVCC = ""
+	in.Toolkit.Facts.Missing = []string{"bin/nvcc", "nvvm/bin/cicc"}
+	in.Toolkit.Facts.VersionFiles = nil
+	in.Toolkit.Facts.MissingStubs = []string{"lib/stubs/libcuda.so", "lib/stubs/libnvidia-ml.so"}
+	s["libraries-only-old-install"] = in
+
+	// CMake from PyPI reads the environment's CUDAToolkit_ROOT.
+	in = healthy()
+	in.Toolkit.From, in.Toolkit.LibrariesOnly = "pypi", true
+	in.Toolkit.Facts.NVCC = ""
+	in.Toolkit.Facts.Missing = []string{"bin/nvcc", "nvvm/bin/cicc"}
+	in.CMake.Version, in.CMake.Path = "4.4.5", "/home/u/.local/bin/cmake"
+	in.Env = map[string]string{"CUDAToolkit_ROOT": in.Toolkit.Dir}
+	s["libraries-only-cmake4"] = in
 
 	// CUDA 13.0.0 from PyPI: nvcc without the stubs it links with.
 	in = cuda13("/home/u/.cudaenv/versions/13.0.0")

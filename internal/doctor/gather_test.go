@@ -31,6 +31,7 @@ func TestGatherFeedsRun(t *testing.T) {
 		tk + "/include/crt/host_config.h":     string(hostConfig),
 		tk + "/lib/libcudart.so.12":           "",
 		tk + "/lib/libcudart_static.a":        "",
+		tk + "/lib/stubs/libcuda.so":          "",
 		tk + "/bin/crt/link.stub":             "",
 		tk + "/bin/crt/prelink.stub":          "",
 		"/usr/bin/cmake":                      "",

@@ -22,8 +22,23 @@ type LibDir struct {
 	// entry of the environment's LD_LIBRARY_PATH (named by its path).
 	What string
 	// Components are the receipt's component versions (libnvjitlink:
-	// 12.1.105), for libraries whose file names carry no version.
+	// 12.1.105), for libraries whose file names carry no version (a
+	// toolkit from NVIDIA's wheels: libcublas.so.12 and nothing more).
 	Components map[string]string
+	// Receipt, if set, reads them when Components lacks one: the prompt
+	// hook's entries decode no receipt until a library collides.
+	Receipt func() map[string]string
+}
+
+// component is the version the folder's receipt gives a component, "" if none.
+func (d LibDir) component(id string) string {
+	if v, ok := d.Components[id]; ok {
+		return v
+	}
+	if d.Receipt != nil {
+		return d.Receipt()[id]
+	}
+	return ""
 }
 
 func (d LibDir) name() string {
@@ -104,7 +119,7 @@ func GatherLibraries(h detect.Host, in Libraries) Libraries {
 			}
 			v, ok := h.LibVersion(d.Dir, lib.Soname)
 			if !ok {
-				v = d.Components[componentOf(lib.Soname)]
+				v = d.component(componentOf(lib.Soname))
 			}
 			in.Shadows = append(in.Shadows, Shadow{Lib: lib, Dir: d, Version: v})
 			break
@@ -118,6 +133,16 @@ func GatherLibraries(h detect.Host, in Libraries) Libraries {
 func componentOf(soname string) string {
 	base, _, _ := strings.Cut(soname, ".so")
 	switch {
+	case strings.HasPrefix(base, "libcusparseLt"):
+		return "cusparselt" // the library entries name theirs after the product
+	case strings.HasPrefix(base, "libnccl"):
+		return "nccl"
+	case strings.HasPrefix(base, "libcutensor"):
+		return "cutensor"
+	case strings.HasPrefix(base, "libcudss"):
+		return "cudss"
+	case strings.HasPrefix(base, "libnvshmem"):
+		return "nvshmem"
 	case strings.HasPrefix(base, "libcublas"), base == "libnvblas":
 		return "libcublas"
 	case strings.HasPrefix(base, "libcusparse"):

@@ -76,6 +76,41 @@ func TestGatherLibrariesTakesTheFirstFolderThatHasTheSoname(t *testing.T) {
 	}
 }
 
+// A toolkit from NVIDIA's wheels names no version in its library files:
+// its receipt gives it, read only for a soname that collides; and a
+// library entry's folder (NCCL's, cuSPARSELt's) is judged by its own
+// version.
+func TestGatherLibrariesAsksTheReceiptOnlyForACollision(t *testing.T) {
+	root := t.TempDir()
+	cuda, nccl := filepath.Join(root, "cuda", "lib"), filepath.Join(root, "nccl", "lib")
+	for _, f := range []string{filepath.Join(cuda, "libcublas.so.12"), filepath.Join(nccl, "libnccl.so.2")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads := 0
+	receipt := func() map[string]string { reads++; return map[string]string{"libcublas": "12.4.2.65"} }
+	dirs := []LibDir{{Dir: cuda, What: "CUDA 12.4.0", Components: map[string]string{}, Receipt: receipt}, {Dir: nccl, What: "NCCL 2.20.5", Components: map[string]string{"nccl": "2.20.5"}}}
+	got := GatherLibraries(detect.Host{}, Libraries{Wheels: []detect.WheelLib{{Soname: "libcufft.so.11", Version: "11.2.1.3"}}, Dirs: dirs}).Shadows
+	if len(got) != 0 || reads != 0 {
+		t.Fatalf("no collision: shadows %+v, receipt read %d times", got, reads)
+	}
+	got = GatherLibraries(detect.Host{}, Libraries{Wheels: []detect.WheelLib{
+		{Soname: "libcublas.so.12", Version: "12.4.5.8"}, {Soname: "libnccl.so.2", Version: "2.21.5"},
+	}, Dirs: dirs}).Shadows
+	if len(got) != 2 || got[0].Version != "12.4.2.65" || !got[0].older() || got[1].Version != "2.20.5" || !got[1].older() || reads != 1 {
+		t.Errorf("shadows %+v, receipt read %d times", got, reads)
+	}
+	for soname, want := range map[string]string{"libcusparseLt.so.0": "cusparselt", "libcusparse.so.12": "libcusparse", "libnvshmem_host.so.3": "nvshmem", "libcutensor.so.2": "cutensor", "libcudss.so.0": "cudss"} {
+		if got := componentOf(soname); got != want {
+			t.Errorf("componentOf(%s) = %s, want %s", soname, got, want)
+		}
+	}
+}
+
 // The prompt hook's cost when a toolkit becomes active in a venv holding
 // torch's nvidia-* wheels (17 packages) and nothing collides: folder
 // listings and stats, no dist-info read.

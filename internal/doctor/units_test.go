@@ -213,8 +213,10 @@ func TestDriverCheckFromCUDA13_4NamesTheDeveloperDriver(t *testing.T) {
 		{"580 or newer runs 13.4 through minor-version compatibility", "13.4.1", "590.48.01", OK,
 			"driver 590.48.01 runs CUDA 13.4.1: it runs on 580 or newer (minor-version compatibility); the 13.4 developer driver (R616, 616.00 or newer) is needed for 13.4's new features"},
 		{"the developer driver runs it fully", "13.4.2", "616.10", OK, "driver 616.10 runs CUDA 13.4.2 (needs 616.00 or newer)"},
-		{"a release after the table's is judged as its newest 13.x", "13.5.0", "590.48.01", OK,
-			"driver 590.48.01 runs CUDA 13.5.0: it runs on 580 or newer (minor-version compatibility); the 13.4 developer driver (R616, 616.00 or newer) is needed for 13.4's new features, as for 13.4.2"},
+		{"13.4.3 has its own row", "13.4.3", "590.48.01", OK,
+			"driver 590.48.01 runs CUDA 13.4.3: it runs on 580 or newer (minor-version compatibility); the 13.4 developer driver (R616, 616.00 or newer) is needed for 13.4's new features"},
+		{"13.5.0 has its own row: 580 or newer", "13.5.0", "590.48.01", OK, "driver 590.48.01 runs CUDA 13.5.0 (needs 580 or newer)"},
+		{"a release after the table's is judged as its newest 13.x", "13.6.0", "590.48.01", OK, "driver 590.48.01 runs CUDA 13.6.0 (needs 580 or newer, as for 13.5.0)"},
 		{"below 580 it cannot run", "13.4.0", "575.51.03", Fail, "driver 575.51.03 cannot run CUDA 13.4.0 (needs 616.00 or newer, 580 for minor-version compatibility)"},
 	}
 	for _, tt := range tests {

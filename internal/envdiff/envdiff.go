@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,8 +239,10 @@ var (
 	listSuffixes = map[string][]string{
 		"PATH":            {"bin", "bin/x64"},
 		"LD_LIBRARY_PATH": {"lib64", "lib"},
-		"LIBRARY_PATH":    {"lib"},
+		"LIBRARY_PATH":    {"lib", "lib/stubs", "lib64/stubs"},
 		"CPATH":           {"include"},
+		// The libraries' roots themselves, for find_package.
+		"CMAKE_PREFIX_PATH": {""},
 	}
 	scalarNames = map[string]bool{"CUDA_PATH": true, "CUDA_HOME": true, "CUDACXX": true, "CUDAToolkit_ROOT": true, "CUDNN_PATH": true,
 		"NCCL_HOME": true, "NCCL_ROOT": true, "NCCL_ROOT_DIR": true, "NCCL_INCLUDE_DIR": true, "NCCL_LIB_DIR": true,
@@ -339,6 +342,9 @@ func absNotTop(p string) bool {
 func underRoot(entry string, roots, suffixes []string) bool {
 	for _, r := range roots {
 		rest, ok := strings.CutPrefix(entry, r)
+		if ok && rest == "" && slices.Contains(suffixes, "") {
+			return true
+		}
 		if !ok || rest == "" || (rest[0] != '/' && rest[0] != '\\') {
 			continue
 		}

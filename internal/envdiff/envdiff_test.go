@@ -182,6 +182,9 @@ func TestDecodeRefusesStatesCudaenvDidNotWrite(t *testing.T) {
 		{"a list that would strip and unset PATH", `{"lists":{"PATH":{"added":["/usr/bin","/bin"],"created":true}}}`},
 		{"list entries under the file system's top", `{"lists":{"PATH":{"added":["/bin"],"created":true}},"scalars":{"CUDA_PATH":{"value":"/"}}}`},
 		{"list entries that are not a toolkit's folders", `{"lists":{"PATH":{"added":["/usr/sbin"]}},"scalars":{"CUDA_PATH":{"value":"/usr"}}}`},
+		{"a prefix that is no library's root", `{"lists":{"CMAKE_PREFIX_PATH":{"added":["/usr"]}},"scalars":{"CUDA_PATH":{"value":"/usr/local/cuda"}}}`},
+		{"a prefix above a root", `{"lists":{"CMAKE_PREFIX_PATH":{"added":["/s"]}},"scalars":{"CUDSS_ROOT":{"value":"/s/cudss/1"}}}`},
+		{"a link path entry that is not a toolkit's stubs", `{"lists":{"LIBRARY_PATH":{"added":["/t/lib/evil"]}},"scalars":{"CUDA_PATH":{"value":"/t"}}}`},
 		{"an entry listed twice", `{"lists":{"PATH":{"added":["/t/bin","/t/bin"]}},"scalars":{"CUDA_PATH":{"value":"/t"}}}`},
 		{"a variable cudaenv does not manage", `{"scalars":{"LD_PRELOAD":{"value":"x","prev":"/tmp/evil.so"}}}`},
 		{"a stray percent sign", `{"v":2,"scalars":{"CUDA_HOME":{"value":"/opt/mine","prev":"%zz"}}}`},
@@ -215,6 +218,8 @@ func TestDecodeAcceptsWhatApplyWrites(t *testing.T) {
 		want124(),
 		{Prepend: map[string][]string{"LD_LIBRARY_PATH": {"/s/cudnn/9/lib"}, "LIBRARY_PATH": {"/s/cudnn/9/lib"}, "CPATH": {"/s/cudnn/9/include"}},
 			Set: map[string]string{"CUDNN_PATH": "/s/cudnn/9"}},
+		{Prepend: map[string][]string{"LIBRARY_PATH": {"/s/cuda/13.0.0/lib/stubs", "/s/cudss/1/lib"}, "CMAKE_PREFIX_PATH": {"/s/cudss/1"}, "CPATH": {"/s/cudss/1/include"}},
+			Set: map[string]string{"CUDA_PATH": "/s/cuda/13.0.0", "CUDSS_ROOT": "/s/cudss/1"}},
 		{Prepend: map[string][]string{"PATH": {`C:\s\cuda\13.0.0\bin`, `C:\s\cuda\13.0.0\bin\x64`, `C:\s\cudnn\9\bin`}},
 			Set: map[string]string{"CUDA_PATH": `C:\s\cuda\13.0.0`, "CUDA_PATH_V13_0": `C:\s\cuda\13.0.0`, "CUDNN_PATH": `C:\s\cudnn\9`, "CUDACXX": `C:\s\cuda\13.0.0\bin\nvcc.exe`}},
 	}

@@ -123,6 +123,10 @@ type CMake struct {
 	// Libraries are the other libraries' path entries (NCCL_ROOT,
 	// NCCL_INCLUDE_DIR, CUTENSOR_ROOT, …), written in name order.
 	Libraries map[string]string
+	// PrefixPath are the libraries' roots, for find_package(<pkg> CONFIG)
+	// (CMAKE_PREFIX_PATH); a root holding ';' (CMake's list separator)
+	// is left out.
+	PrefixPath []string
 }
 
 // CMakeCache is a script for `cmake -C FILE`: cache entries that point
@@ -144,6 +148,13 @@ func CMakeCache(c CMake) string {
 	for _, n := range slices.Sorted(maps.Keys(c.Libraries)) {
 		set(n, c.Libraries[n], "PATH")
 	}
+	var prefixes []string
+	for _, p := range c.PrefixPath {
+		if p != "" && !strings.Contains(p, ";") {
+			prefixes = append(prefixes, p)
+		}
+	}
+	set("CMAKE_PREFIX_PATH", strings.Join(prefixes, ";"), "STRING")
 	return b.String()
 }
 

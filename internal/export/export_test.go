@@ -233,6 +233,7 @@ func TestCMakeCacheLoadsInCMake(t *testing.T) {
 		CudnnRoot:    `/d/${HOME}`,
 		CudnnInclude: "/d/include",
 		CudnnLibrary: "/d/lib/libcudnn.so",
+		PrefixPath:   []string{`/s/cudss/0.7 "x"`, "/s/semi;colon", "/s/nccl/2"},
 	}
 	cache := filepath.Join(dir, "init.cmake")
 	if err := os.WriteFile(cache, []byte(CMakeCache(c)), 0o644); err != nil {
@@ -240,7 +241,7 @@ func TestCMakeCacheLoadsInCMake(t *testing.T) {
 	}
 	script := filepath.Join(dir, "print.cmake")
 	var b strings.Builder
-	for _, v := range []string{"CMAKE_CUDA_COMPILER", "CUDAToolkit_ROOT", "CUDNN_ROOT", "CUDNN_INCLUDE_DIR", "CUDNN_LIBRARY"} {
+	for _, v := range []string{"CMAKE_CUDA_COMPILER", "CUDAToolkit_ROOT", "CUDNN_ROOT", "CUDNN_INCLUDE_DIR", "CUDNN_LIBRARY", "CMAKE_PREFIX_PATH"} {
 		fmt.Fprintf(&b, "include(%q)\nmessage(STATUS \"%s=[${%s}]\")\n", cache, v, v)
 	}
 	if err := os.WriteFile(script, []byte(b.String()), 0o644); err != nil {
@@ -250,7 +251,9 @@ func TestCMakeCacheLoadsInCMake(t *testing.T) {
 	if err != nil {
 		t.Fatalf("cmake: %v\n%s", err, out)
 	}
-	for name, want := range map[string]string{"CMAKE_CUDA_COMPILER": c.Compiler, "CUDAToolkit_ROOT": c.ToolkitRoot, "CUDNN_ROOT": c.CudnnRoot, "CUDNN_LIBRARY": c.CudnnLibrary} {
+	// A root with CMake's list separator would be two prefixes: left out.
+	for name, want := range map[string]string{"CMAKE_CUDA_COMPILER": c.Compiler, "CUDAToolkit_ROOT": c.ToolkitRoot, "CUDNN_ROOT": c.CudnnRoot, "CUDNN_LIBRARY": c.CudnnLibrary,
+		"CMAKE_PREFIX_PATH": `/s/cudss/0.7 "x";/s/nccl/2`} {
 		if !strings.Contains(string(out), name+"=["+want+"]") {
 			t.Errorf("cmake read %s wrong; want %q in:\n%s", name, want, out)
 		}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
@@ -13,8 +14,11 @@ import (
 )
 
 // LibDirs are the folders activation puts on LD_LIBRARY_PATH for r (none
-// with libraries=off), each named after its entry ("CUDA 12.1.1") and
-// carrying its receipt's component versions, where r has receipts.
+// with libraries=off), each named after its entry ("CUDA 12.1.1"), the
+// toolkit's with its receipt's component versions, read only when asked
+// (ResolveFast's entries have none decoded; a toolkit from NVIDIA's
+// wheels names no version in its library files, so they are asked when
+// one collides with a wheel's).
 func LibDirs(r activate.Resolved, goos string) []doctor.LibDir {
 	var out []doctor.LibDir
 	for _, d := range activate.Want(r, goos).Prepend["LD_LIBRARY_PATH"] {
@@ -22,9 +26,7 @@ func LibDirs(r activate.Resolved, goos string) []doctor.LibDir {
 		under := func(root string) bool { return d == root || strings.HasPrefix(d, root+string(filepath.Separator)) }
 		if e := r.CUDA; e != nil && under(e.Path) {
 			ld.What = "CUDA " + e.Version.String()
-			for _, c := range e.Receipt.Components {
-				ld.Components[c.ID] = c.Version
-			}
+			ld.Receipt = sync.OnceValue(func() map[string]string { return activate.ReceiptComponents(e) })
 		} else if e := r.Cudnn; e != nil && under(e.Path) {
 			ld.What = "cuDNN " + e.Version.String()
 			ld.Components["cudnn"] = e.Version.String()

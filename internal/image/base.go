@@ -67,9 +67,9 @@ func openBases(ctx context.Context, ref string, platforms []string, reg *Registr
 		}
 		src = ls
 	} else {
-		r, err := name.ParseReference(ref)
+		r, err := parseRef("--base", ref)
 		if err != nil {
-			return nil, &BaseError{ref, fmt.Errorf("not a registry reference (e.g. ubuntu:24.04, ghcr.io/org/img@sha256:…) nor oci:DIR: %w", err)}
+			return nil, err
 		}
 		src = &registryBase{ref: r, reg: reg, ctx: ctx}
 	}

@@ -21,6 +21,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/cudaenv/cudaenv/internal/testwait"
 )
 
 // hostileLayer is a layer that would do harm if it were unpacked:
@@ -246,9 +248,11 @@ func TestRegistriesThatLieAreRefused(t *testing.T) {
 		}, false, 0, "sent a manifest larger than 4 MiB"},
 		{"a registry that says nothing", func(w http.ResponseWriter, r *http.Request, next http.Handler) bool {
 			if strings.Contains(r.URL.Path, "/manifests/") {
+				// Until the client gives up: without the stall deadline,
+				// until the test's (and the error is another one).
 				select {
 				case <-r.Context().Done():
-				case <-time.After(10 * time.Second):
+				case <-testwait.After(t):
 				}
 				return true
 			}
@@ -283,16 +287,12 @@ func TestRegistriesThatLieAreRefused(t *testing.T) {
 				req.Outputs = []string{"oci:" + filepath.Join(t.TempDir(), "out")}
 			}
 			req.Registry = &Registry{Stall: tc.stall}
-			start := time.Now()
 			_, err := w.make(req)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error with %q", err, tc.want)
 			}
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("a multi-line error: %q", err)
-			}
-			if tc.stall > 0 && time.Since(start) > 8*time.Second {
-				t.Errorf("a stalled registry held the build for %s", time.Since(start))
 			}
 		})
 	}

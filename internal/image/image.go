@@ -117,6 +117,12 @@ func Make(ctx context.Context, in *install.Installer, req Request) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	if req.Base != "" && !strings.HasPrefix(req.Base, "oci:") {
+		// Said before anything is planned or built.
+		if _, err := parseRef("--base", req.Base); err != nil {
+			return nil, err
+		}
+	}
 	reg := req.Registry
 	if reg == nil {
 		reg = &Registry{}
@@ -225,8 +231,9 @@ func checkPrefix(p string) (string, error) {
 
 // output is one place the image goes.
 type output struct {
-	kind string // oci, docker-archive, push
-	dest string
+	kind string         // oci, docker-archive, push
+	dest string         // the folder or file
+	ref  name.Reference // a push's
 }
 
 func parseOutputs(outputs []string, push string) ([]output, error) {
@@ -236,15 +243,47 @@ func parseOutputs(outputs []string, push string) ([]output, error) {
 		if !ok || dest == "" || (kind != "oci" && kind != "docker-archive") {
 			return nil, fmt.Errorf("image --output %q: use oci:DIR (an OCI image layout) or docker-archive:FILE (what docker load reads)", o)
 		}
+		// Said before anything is built: a file where a layout goes, a
+		// folder where an archive goes.
+		if fi, err := os.Stat(dest); err == nil {
+			switch {
+			case kind == "oci" && !fi.IsDir():
+				return nil, fmt.Errorf("image --output %q: %s is a file; an OCI layout is a folder: name a new or empty one, or a layout", o, dest)
+			case kind == "oci":
+				if _, err := layoutOrEmpty(dest); err != nil {
+					return nil, fmt.Errorf("image --output %q: %w", o, err)
+				}
+			case kind == "docker-archive" && fi.IsDir():
+				return nil, fmt.Errorf("image --output %q: %s is a folder; name a file, e.g. docker-archive:cuda.tar", o, dest)
+			}
+		}
 		out = append(out, output{kind: kind, dest: dest})
 	}
 	if push != "" {
-		out = append(out, output{kind: "push", dest: push})
+		ref, err := parseRef("--push", push)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, output{kind: "push", dest: push, ref: ref})
 	}
 	if len(out) == 0 {
 		return nil, errors.New("image needs somewhere to put the image: --output oci:DIR, --output docker-archive:FILE or --push REGISTRY/REPO:TAG")
 	}
 	return out, nil
+}
+
+// parseRef reads a registry reference given to flag (--push, --base),
+// saying what one looks like rather than go-containerregistry's words
+// (which name its Go API).
+func parseRef(flag, ref string) (name.Reference, error) {
+	if strings.Contains(ref, "://") {
+		return nil, fmt.Errorf("image %s %q: name the registry without a scheme, e.g. ghcr.io/org/cuda:12.4 (plain HTTP is used only for a registry on this machine: localhost:5000/cuda:12.4)", flag, ref)
+	}
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		return nil, fmt.Errorf("image %s %q: not a registry reference; name one like ghcr.io/org/cuda:12.4 or localhost:5000/cuda:12.4", flag, ref)
+	}
+	return r, nil
 }
 
 // imageTag is the tag given, or cudaenv/<kind>:<name> of the first entry.

@@ -39,7 +39,7 @@ func (o output) write(ctx context.Context, top taggable, tag name.Tag, reg *Regi
 		}
 		return Written{Where: "docker-archive:" + o.dest, Ref: tag.String()}, nil
 	}
-	return push(ctx, o.dest, top, reg)
+	return push(ctx, o.ref, top, reg)
 }
 
 // writeLayout adds the image (or index) to the OCI layout at dir, created
@@ -51,18 +51,15 @@ func writeLayout(dir string, top taggable, ref string, set layerSet) (Written, e
 	where := "oci:" + dir
 	fail := func(err error) (Written, error) { return Written{}, fmt.Errorf("image: write %s: %w", where, err) }
 	var p layout.Path
-	if _, err := os.Stat(filepath.Join(dir, "oci-layout")); err == nil {
+	isLayout, err := layoutOrEmpty(dir)
+	switch {
+	case err != nil:
+		return fail(err)
+	case isLayout:
 		if p, err = layout.FromPath(dir); err != nil {
 			return fail(err)
 		}
-	} else {
-		des, err := os.ReadDir(dir)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fail(err)
-		}
-		if len(des) > 0 {
-			return fail(fmt.Errorf("%s holds files and is no OCI layout (no oci-layout file); name a new or empty folder", dir))
-		}
+	default:
 		if p, err = layout.Write(dir, empty.Index); err != nil {
 			return fail(err)
 		}
@@ -81,7 +78,6 @@ func writeLayout(dir string, top taggable, ref string, set layerSet) (Written, e
 	}
 	named := match.Annotation(AnnotationRefName, ref)
 	opt := layout.WithAnnotations(map[string]string{AnnotationRefName: ref})
-	var err error
 	switch t := top.(type) {
 	case v1.Image:
 		err = p.ReplaceImage(t, named, opt)
@@ -94,17 +90,31 @@ func writeLayout(dir string, top taggable, ref string, set layerSet) (Written, e
 	return Written{Where: where, Ref: ref}, nil
 }
 
+// layoutOrEmpty reports whether dir is an OCI layout; when it is not,
+// it must be missing or empty (an image is never written among other
+// files).
+func layoutOrEmpty(dir string) (bool, error) {
+	if _, err := os.Stat(filepath.Join(dir, "oci-layout")); err == nil {
+		return true, nil
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	if len(des) > 0 {
+		return false, fmt.Errorf("%s holds files and is no OCI layout (no oci-layout file); name a new or empty folder", dir)
+	}
+	return false, nil
+}
+
 // push sends the image (or index) to a registry: blobs it has are not
 // sent (checked one by one), layers of a base in the same registry are
 // mounted where it allows.
-func push(ctx context.Context, dest string, top taggable, reg *Registry) (Written, error) {
-	ref, err := name.ParseReference(dest)
-	if err != nil {
-		return Written{}, fmt.Errorf("image --push %q: %w", dest, err)
-	}
+func push(ctx context.Context, ref name.Reference, top taggable, reg *Registry) (Written, error) {
 	r := *reg
 	r.count = newPushCount()
 	opts := r.options(ctx, ref.Context())
+	var err error
 	switch t := top.(type) {
 	case v1.Image:
 		err = remote.Write(ref, t, opts...)

@@ -1,6 +1,7 @@
 package image
 
 import (
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -155,16 +156,38 @@ func TestABaseKeepsItsLayersAndConfig(t *testing.T) {
 		{"from an OCI layout", "oci:" + ociBase},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
+			bl, _ := base.Layers()
+			var baseBlobs []string
+			for _, l := range bl {
+				d, _ := l.Digest()
+				baseBlobs = append(baseBlobs, "/v2/cuda/blobs/"+d.String())
+			}
+			reg.mangle = func(w http.ResponseWriter, r *http.Request, next http.Handler) bool {
+				if r.Method == http.MethodHead && slices.Contains(baseBlobs, r.URL.Path) {
+					http.Error(w, "blob unknown to this repository", http.StatusNotFound)
+					return true
+				}
+				// go-containerregistry's registry has no mounts: answer
+				// one from the base's repository as a registry that has
+				// them does.
+				if m := r.URL.Query().Get("mount"); r.Method == http.MethodPost && r.URL.Query().Get("from") == "distro" && slices.Contains(baseBlobs, "/v2/cuda/blobs/"+m) {
+					w.Header().Set("Docker-Content-Digest", m)
+					w.Header().Set("Location", "/v2/cuda/blobs/"+m)
+					w.WriteHeader(http.StatusCreated)
+					return true
+				}
+				return false
+			}
+			defer func() { reg.mangle = nil }()
 			req := minimal12()
 			req.Base = tc.base
-			req.Push = reg.host + "/cuda:on-distro"
+			req.Push = reg.host + "/cuda:on-distro-" + strings.ReplaceAll(tc.desc, " ", "-")
 			res := w.mustMake(req)
 			ref, _ := name.ParseReference(req.Push)
 			img, err := remote.Image(ref)
 			if err != nil {
 				t.Fatal(err)
 			}
-			bl, _ := base.Layers()
 			il, _ := img.Layers()
 			if len(il) != len(bl)+len(res.Images[0].Layers) || res.Images[0].BaseLayers != len(bl) {
 				t.Fatalf("%d layers; the base has %d, cudaenv made %d", len(il), len(bl), len(res.Images[0].Layers))
@@ -175,6 +198,14 @@ func TestABaseKeepsItsLayersAndConfig(t *testing.T) {
 				if a != b {
 					t.Errorf("base layer %d: %s, image has %s", i, a, b)
 				}
+			}
+			// A base in the registry pushed to is mounted from its
+			// repository, not sent again (issue #32). This registry
+			// keeps blobs for all repositories at once; the mangle
+			// makes it answer as registries that keep them per
+			// repository do, so the push must ask for a mount.
+			if w := res.Written[0]; tc.base == baseRef.String() && (w.Mounted != len(bl) || w.Uploaded != len(res.Images[0].Layers)+1) {
+				t.Errorf("pushed beside its base: %d blobs mounted, %d sent; want the base's %d layers mounted, cudaenv's %d layers and a config sent", w.Mounted, w.Uploaded, len(bl), len(res.Images[0].Layers))
 			}
 			cfg, _ := img.ConfigFile()
 			if cfg.Config.User != "1000" || cfg.Config.WorkingDir != "/work" || !slices.Equal(cfg.Config.Cmd, []string{"/bin/bash"}) || cfg.Config.Labels["org.example.team"] != "ml" {

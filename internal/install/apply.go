@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,10 @@ import (
 // reported as well as returned.
 func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, error) {
 	st := in.opts.Store
-	unlock, err := st.Lock(pl.Kind, pl.Name)
+	unlock, err := st.LockContext(ctx, pl.Kind, pl.Name)
+	if errors.Is(err, store.ErrLockWait) {
+		return Result{}, fmt.Errorf("install %s: %w; nothing was installed", pl.Label, err)
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -73,7 +77,25 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			}
 		}
 		missing := missingComponents(have, pl.Artifacts)
-		if len(missing) == 0 || !pl.Explicit {
+		var changed []string
+		if pl.pinned {
+			// A framework's builds: those the entry has at other versions
+			// are taken too.
+			changed = changedComponents(have, pl.Artifacts)
+		}
+		if len(changed) > 0 {
+			if have.System {
+				return Result{}, fmt.Errorf("install %s: the system store's %s has other builds of %s than the requirements pin; install your own copy, which comes first: add --force", pl.Label, have.Dir, strings.Join(changed, ", "))
+			}
+			ids := append(componentIDs(have), missing...)
+			if pl.Artifacts, err = pl.reselect(ids); err != nil {
+				return Result{}, fmt.Errorf("install %s: %w", pl.Label, err)
+			}
+			pl.Receipt.Profile = ""
+			in.event(Adding{Label: pl.Label, Missing: missing, Changed: changed})
+			missing = nil
+		}
+		if len(changed) == 0 && (len(missing) == 0 || !pl.Explicit) {
 			// Adding gigabytes is done only when asked for by name.
 			res.Outcome, res.Components, res.Missing = AlreadyInstalled, len(have.Receipt.Components), missing
 			for _, a := range pl.Artifacts {
@@ -88,11 +110,13 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			// Completing it would mean a private copy of everything.
 			return Result{}, fmt.Errorf("install %s: the system store's %s lacks %s; ask its admin to add them (cudaenv install --system), or install your own copy, which comes first: add --force", pl.Label, have.Dir, strings.Join(missing, ", "))
 		}
-		if pl.Artifacts, err = pl.reselect(append(componentIDs(have), missing...)); err != nil {
-			return Result{}, fmt.Errorf("install %s: %w", pl.Label, err)
+		if len(missing) > 0 {
+			if pl.Artifacts, err = pl.reselect(append(componentIDs(have), missing...)); err != nil {
+				return Result{}, fmt.Errorf("install %s: %w", pl.Label, err)
+			}
+			pl.Receipt.Profile = ""
+			in.event(Adding{Label: pl.Label, Missing: missing})
 		}
-		pl.Receipt.Profile = ""
-		in.event(Adding{Label: pl.Label, Missing: missing})
 	}
 
 	in.reportSkipped(pl)
@@ -119,6 +143,9 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			if ctx.Err() != nil {
 				return store.Receipt{}, &interrupted{pl.Label}
 			}
+			return store.Receipt{}, fmt.Errorf("install %s: %w", pl.Label, err)
+		}
+		if err := finishTree(stage, pl, fr); err != nil {
 			return store.Receipt{}, fmt.Errorf("install %s: %w", pl.Label, err)
 		}
 		r := withComponents(pl.Receipt, fr)
@@ -174,6 +201,23 @@ func missingComponents(have store.Entry, arts []fetch.Artifact) []string {
 	}
 	sort.Strings(missing)
 	return missing
+}
+
+// changedComponents are the planned components an installed entry has at
+// other versions: "libcublas 13.1.0.3 → 13.1.1.3", sorted.
+func changedComponents(have store.Entry, arts []fetch.Artifact) []string {
+	got := map[string]string{}
+	for _, c := range have.Receipt.Components {
+		got[c.ID] = c.Version
+	}
+	var out []string
+	for _, a := range arts {
+		if v, ok := got[a.Component]; ok && v != a.Version {
+			out = append(out, a.Component+" "+v+" → "+a.Version)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // withComponents completes a receipt with what Fetch installed.

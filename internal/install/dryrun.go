@@ -3,9 +3,11 @@ package install
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/internal/version"
@@ -16,7 +18,10 @@ import (
 // the release index and manifests (or index pages) that name its files.
 type WouldInstall struct {
 	Label   string // CUDA 13.2.2, cuDNN 9.26.0.51-cuda13
+	Product string // cuda, cudnn, nccl, cusparselt, cutensor, cudss, nvshmem
+	Version string // the release (13.2.2) or the library build (9.26.0.51)
 	Source  string // where the files would come from: an URL
+	From    string // nvidia or pypi
 	Use     string // what `cudaenv use` would take to select it
 	Files   int
 	Bytes   int64
@@ -24,7 +29,12 @@ type WouldInstall struct {
 	// Installed: the store already has the entry; Have is it. A real run
 	// (Apply) leaves it as it is, unless Reinstall (--force) or Adds.
 	Installed bool
-	Have      store.Entry
+	// Unlisted says why the files are not listed: an exact version from
+	// cudaenv's tables whose release index, manifest or index page
+	// cannot be read (offline, nothing cached; or the network is cut).
+	// Files, Bytes and Entries are then empty, and Source is "".
+	Unlisted string
+	Have     store.Entry
 	// Missing are the planned components the installed entry lacks, and
 	// MissingBytes their size: a real run adds them when Adds (the
 	// profile or components were named), else only says how to.
@@ -37,7 +47,13 @@ type WouldInstall struct {
 // WouldFile is one archive or wheel a dry run would fetch.
 type WouldFile struct {
 	Component, Version string
+	Project            string // the wheel's project (nvidia-cublas); "" for an archive
 	Size               int64
+	// Own is, for a build that is not the release's own (a framework's
+	// pin), the release's own version ("" when the release has none);
+	// NotOwn says such a build.
+	Own    string
+	NotOwn bool
 }
 
 func (WouldInstall) event() {}
@@ -47,17 +63,24 @@ func (WouldInstall) event() {}
 func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Spec, t Target) error {
 	cudaMajor := req.CUDAMajor
 	report := func(pl *Plan) {
-		ev := WouldInstall{Label: pl.Label, Source: pl.Receipt.URL, Use: pl.Name, Files: len(pl.Artifacts)}
+		ev := WouldInstall{Label: pl.Label, Product: string(pl.Kind), Version: pl.Release, Source: pl.Receipt.URL, From: pl.Receipt.Source, Use: pl.Name, Files: len(pl.Artifacts)}
 		if pl.Kind.Library() {
 			rel := pl.Release
 			if rel == "" && len(pl.Artifacts) > 0 {
 				rel = pl.Artifacts[0].Version // a wheel plan names the build
 			}
 			ev.Use = strconv.Itoa(pl.CUDAMajor) + " " + string(pl.Kind) + "@" + rel
+			// The build names a library (9.26.0.51), as its store entry.
+			ev.Version = strings.TrimSuffix(pl.Name, "-cuda"+strconv.Itoa(pl.CUDAMajor))
 		}
 		for _, a := range pl.Artifacts {
 			ev.Bytes += a.Size
-			ev.Entries = append(ev.Entries, WouldFile{Component: a.Component, Version: a.Version, Size: a.Size})
+			own, notOwn := pl.Receipt.Differs[a.Component]
+			project := ""
+			if pl.Receipt.Source == "pypi" {
+				project = a.Name
+			}
+			ev.Entries = append(ev.Entries, WouldFile{Component: a.Component, Version: a.Version, Project: project, Size: a.Size, Own: own, NotOwn: notOwn})
 		}
 		slices.SortFunc(ev.Entries, func(a, b WouldFile) int { return cmp.Compare(a.Component, b.Component) })
 		if have, ok := in.opts.Store.Get(pl.Kind, pl.Name); ok && have.Err == nil {
@@ -87,9 +110,14 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		if sp.Tool != version.CUDA {
 			continue
 		}
+		cudaT.pins = in.pinsFor(sp)
 		pl, err := in.Plan(ctx, sp, cudaT)
 		if err != nil {
-			return err
+			if !in.unlisted(sp, cudaMajor, err) {
+				return err
+			}
+			cudaMajor = sp.Prefix.Major()
+			continue
 		}
 		report(pl)
 		cudaMajor = majorOfRelease(pl.Release)
@@ -103,18 +131,41 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		}
 		ct := t
 		ct.Profile, ct.CUDAMajor = "full", cudaMajor
-		if !fetch.Product(sp.Tool).Redist() && !req.SourceTyped {
+		if !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0) {
 			ct.Source = "pypi"
-		} else if req.For != "" && sp.Tool != version.Cudnn && !req.SourceTyped {
+		} else if len(req.For) > 0 && sp.Tool != version.Cudnn && !req.SourceTyped {
 			ct.Source = "pypi"
 		}
 		pl, err := in.Plan(ctx, sp, ct)
 		if err != nil {
-			return err
+			if !in.unlisted(sp, cudaMajor, err) {
+				return err
+			}
+			continue
 		}
 		report(pl)
 	}
 	return nil
+}
+
+// unlisted reports an exact version from cudaenv's tables whose files
+// cannot be listed because nothing can be read (offline and not cached,
+// or the network cut), and says whether it did: the answer stands
+// without them.
+func (in *Installer) unlisted(sp version.Spec, cudaMajor int, err error) bool {
+	if !in.fromTables || sp.Kind != version.Prefix || ctxErr(err) || !(errors.Is(err, fetch.ErrOffline) || fetch.Unreachable(err)) {
+		return false
+	}
+	ev := WouldInstall{Label: sp.Tool.Title() + " " + sp.Prefix.String(), Use: sp.Prefix.String(), Unlisted: err.Error()}
+	if sp.Tool.Library() {
+		ev.Use = strconv.Itoa(cudaMajor) + " " + string(sp.Tool) + "@" + sp.Prefix.String()
+	}
+	in.event(ev)
+	return true
+}
+
+func ctxErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 func majorOfRelease(r string) int {

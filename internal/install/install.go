@@ -20,7 +20,6 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
-	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/lockfile"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/version"
@@ -68,10 +67,28 @@ type Installer struct {
 	opts     Options
 	client   *fetch.Client
 	fellBack bool // FallbackToPyPI was reported
+	// fromTables: the request's versions are cudaenv's table's exact
+	// answer (forTorchTables), so a dry run that cannot list the files
+	// offline still says what it would install.
+	fromTables bool
 	// said keeps the warnings already given in this command, shared by
 	// the copies the pipeline plans with: a wheel skipped is said once
 	// however many plans (releases tried, --for's targets) meet it.
 	said *saidOnce
+	// shared is what the copies of an Installer a command makes (one per
+	// pipeline job) share.
+	shared *installerShared
+	// forPins is what Request.For resolved to, for the CUDA plan
+	// (forFramework); nil without --for.
+	forPins *forPins
+}
+
+// installerShared is the command's one PyPI index, whose pages are read
+// once (pypiIndex).
+type installerShared struct {
+	indexOnce sync.Once
+	index     *pypi.Index
+	indexErr  error
 }
 
 // saidOnce is a set of warnings given, safe for the pipeline's jobs.
@@ -103,7 +120,7 @@ func New(o Options) (*Installer, error) {
 	if err := checkMirror(o.Mirror); err != nil {
 		return nil, err
 	}
-	return &Installer{opts: o, said: &saidOnce{}, client: &fetch.Client{
+	return &Installer{opts: o, said: &saidOnce{}, shared: &installerShared{}, client: &fetch.Client{
 		Base:     strings.TrimRight(o.Mirror, "/"),
 		CacheDir: o.CacheDir,
 		Offline:  o.Offline,
@@ -163,11 +180,16 @@ type Event interface{ event() }
 // (Err says how), so the version comes from the PyPI index.
 type FallbackToPyPI struct{ Err error }
 
-// SkippedWheel: the PyPI index has no usable wheel for a component of the
-// release; the install goes on without it.
+// SkippedWheel: the PyPI index has no usable wheel for components of the
+// release (Components; Reason is the first one's); the install goes on
+// without them. Older, when set, names an older release that has them and
+// how to take it.
 type SkippedWheel struct {
-	Component string
-	Reason    error
+	Label      string // CUDA 13.1.2
+	Component  string // the first of Components
+	Components []string
+	Reason     error
+	Older      string
 }
 
 // UnlistedRelease: the PyPI index has a CUDA release that cudaenv's table
@@ -190,6 +212,10 @@ type TorchTargets struct {
 type Adding struct {
 	Label   string
 	Missing []string // component ids, sorted
+	// Changed are components it has at other builds than the
+	// requirements pin (install --for), replaced: "libcublas 13.1.0.3 →
+	// 13.1.1.3".
+	Changed []string
 }
 
 func (FallbackToPyPI) event()  {}
@@ -261,12 +287,16 @@ type Request struct {
 	// Args are the versions as typed ("12.4", "cudnn@9.5"); none means
 	// what Here selects.
 	Args []string
-	// For ("torch==2.15.0", "jax[cuda13]==0.9.0") installs, instead of
-	// Args, the CUDA release and cuDNN build that framework wheel pins on
-	// the package index (forFramework); a torch release the index cannot
-	// answer for is taken from cudaenv's tables (the CUDA build this
-	// machine's driver runs and the cuDNN nearest to the one it bundles).
-	For string
+	// For are PEP 508 requirements ("torch==2.15.0",
+	// "jax[cuda13]==0.9.0", "vllm", "nvidia-cublas-cu12==12.4.5.8"): instead
+	// of Args, install what they load of NVIDIA's, resolved together as pip
+	// and uv resolve them on the package index (forFramework): one toolkit
+	// with the builds they pin, named by its runtime's release, their cuDNN
+	// and libraries. Two that no version satisfies together fail before
+	// anything is downloaded. A lone torch release the index cannot answer
+	// for is taken from cudaenv's tables (the CUDA build this machine's
+	// driver runs and the cuDNN nearest to the one it bundles).
+	For []string
 	// Python is the CPython version ("3.12") whose framework wheel For
 	// reads; "" means DefaultPython.
 	Python string
@@ -341,6 +371,7 @@ func checkPlatform(p string) error {
 // cancels the others; a version that fails to plan lets those before it
 // finish, as they would have one after another.
 func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error) {
+	untold := req.Source == "" && !req.SourceTyped
 	source, err := checkSource(req.Source)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
@@ -358,7 +389,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			return nil, err
 		}
 	}
-	if len(req.Args) == 0 && req.For == "" {
+	if len(req.Args) == 0 && len(req.For) == 0 {
 		sel, err := req.Here.find()
 		if err != nil {
 			return nil, err
@@ -389,7 +420,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		return nil, fmt.Errorf("install: %w", err)
 	}
 	explicit := req.Profile != "" || len(req.Components) > 0
-	if req.For != "" && !explicit {
+	if len(req.For) > 0 && !explicit {
 		// What the framework's extensions build against, added to an
 		// installed version that lacks it.
 		profile, explicit = pypi.ProfileExtensions, true
@@ -411,7 +442,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			continue
 		}
 		pl, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
-			return in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit, applySkips: true})
+			return in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit, applySkips: true, pins: in.pinsFor(sp)})
 		})
 		if !ok {
 			return pp.wait()
@@ -428,10 +459,8 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			continue
 		}
 		if cudaMajor == 0 {
-			if sel, err := req.Here.find(); err == nil && sel.Source.Kind != resolve.None {
-				if r, err := activate.Resolve(st, sel); err == nil && r.CUDA != nil {
-					cudaMajor = r.CUDA.Version.Major()
-				}
+			if c := selectedCUDA(req.Here, st); c != nil {
+				cudaMajor = c.Version.Major()
 			}
 		}
 		if cudaMajor == 0 {
@@ -445,9 +474,17 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			comps = req.Components
 		}
 		src := req.sourceFor(st, sp, cudaMajor)
-		if !req.SourceTyped && (!fetch.Product(sp.Tool).Redist() || (req.For != "" && sp.Tool != version.Cudnn)) {
-			// Its only source; or the wheel a framework pins.
+		switch {
+		case !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0):
+			// Its only source (for a framework's pin even under --source
+			// nvidia, which names where the toolkit comes from).
 			src = "pypi"
+		case !req.SourceTyped && len(req.For) > 0 && sp.Tool != version.Cudnn:
+			// The wheel a framework pins.
+			src = "pypi"
+		case untold && src == "nvidia" && sp.Tool != version.Cudnn:
+			// NVIDIA's archive, else its wheel: no --source needed.
+			src = "auto"
 		}
 		_, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
 			p, err := in.Plan(ctx, sp, Target{Source: src, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
@@ -460,7 +497,38 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			break
 		}
 	}
-	return pp.wait()
+	results, err := pp.wait()
+	if err != nil || !installedLibrary(results) {
+		return results, err
+	}
+	// A library brings what its headers include and its libraries load
+	// into the toolkit it is used with.
+	installed := map[int]string{}
+	for _, r := range results {
+		if r.Entry.Kind == store.CUDA {
+			installed[r.Entry.Version.Major()] = r.Entry.Name
+		}
+	}
+	more, err := in.bringNeeds(ctx, req, results, installed, platform)
+	return append(results, more...), err
+}
+
+func installedLibrary(results []Result) bool {
+	for _, r := range results {
+		if r.Entry.Kind.Library() {
+			return true
+		}
+	}
+	return false
+}
+
+// pinsFor is the builds Request.For pins for a CUDA spec of the release
+// it resolved to; nil otherwise.
+func (in *Installer) pinsFor(sp version.Spec) *forPins {
+	if in.forPins == nil || sp.Tool != version.CUDA || sp.String() != in.forPins.release {
+		return nil
+	}
+	return in.forPins
 }
 
 // sourceFor is the source a spec is installed from: the one its installed
@@ -478,7 +546,7 @@ func (req Request) sourceFor(st *store.Store, sp version.Spec, cudaMajor int) st
 // Specs are the versions a request installs: For's targets (the cuDNN
 // among those Request.Source offers), else Args, else what Here selects.
 func (in *Installer) Specs(ctx context.Context, req Request) ([]version.Spec, error) {
-	if req.For != "" {
+	if len(req.For) > 0 {
 		if len(req.Args) > 0 {
 			return nil, errors.New("install --for picks the versions itself; drop the version arguments")
 		}
@@ -524,8 +592,23 @@ func parseArgs(cmd string, args []string, noSystem string) ([]version.Spec, reso
 	return specs, opts, nil
 }
 
-// pypiIndex opens Options.PyPIIndex, or the public index.
-func (in *Installer) pypiIndex(extra ...pypi.IndexOption) (*pypi.Index, error) {
+// pypiIndex is the command's index (Options.PyPIIndex, or the public
+// one), opened once: a page is read once per command, and kept in the
+// download cache as pip and uv keep it (pypi.WithPageCache).
+func (in *Installer) pypiIndex() (*pypi.Index, error) {
+	sh := in.shared
+	sh.indexOnce.Do(func() {
+		opts := []pypi.IndexOption{}
+		if in.opts.CacheDir != "" {
+			opts = append(opts, pypi.WithPageCache(in.opts.CacheDir, in.opts.Refresh))
+		}
+		sh.index, sh.indexErr = in.newPyPIIndex(opts...)
+	})
+	return sh.index, sh.indexErr
+}
+
+// newPyPIIndex opens Options.PyPIIndex, or the public index, afresh.
+func (in *Installer) newPyPIIndex(extra ...pypi.IndexOption) (*pypi.Index, error) {
 	base := in.opts.PyPIIndex
 	if base == "" {
 		base = pypi.DefaultIndex

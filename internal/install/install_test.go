@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -429,10 +430,11 @@ func TestSpecs(t *testing.T) {
 		{name: "no arguments and nothing selected is an error", req: Request{Here: Here{Dir: empty}}, wantErr: true,
 			want: "install needs a version, e.g. cudaenv install 12.4 cudnn@9.5 (with none, it installs what .cuda-version selects, and nothing selects a version here)"},
 		{name: "system is not installable", req: Request{Args: []string{"system"}}, wantErr: true, want: "install: system is not installable; name a version, e.g. cudaenv install 12.4"},
-		{name: "for a torch release: its CUDA build for the driver and the nearest cuDNN", req: Request{For: "torch==2.5.1"}, want: "12.4 cudnn@9.2.1"},
-		{name: "for and versions do not mix", req: Request{For: "torch==2.5.1", Args: []string{"12.4"}}, wantErr: true, want: "install --for picks the versions itself; drop the version arguments"},
-		{name: "for needs NAME==VERSION", req: Request{For: "numpy"}, wantErr: true, want: `install --for: want NAME==VERSION, e.g. torch==2.15.0 or jax[cuda13]==0.9.0 (got "numpy")`},
-		{name: "for a torch the index lacks and the tables too says both", req: Request{For: "torch==0.1.2"}, wantErr: true, want: "install --for: torch at " + in.opts.PyPIIndex + "torch/: project not found on the index; cudaenv's tables have no row for it either (see: cudaenv compat)"},
+		{name: "for a torch release the index lacks: PyPI's build of it from the tables, and the cuDNN release nearest its pin", req: Request{For: []string{"torch==2.5.1"}}, want: "12.4.1 cudnn@9.2.1"},
+		{name: "for and versions do not mix", req: Request{For: []string{"torch==2.5.1"}, Args: []string{"12.4"}}, wantErr: true, want: "install --for picks the versions itself; drop the version arguments"},
+		{name: "for takes any requirement, and says what the index lacks", req: Request{For: []string{"numpy"}}, wantErr: true, want: "install --for: numpy at " + in.opts.PyPIIndex + "numpy/: project not found on the index; cudaenv's tables have no row for it either (see: cudaenv compat)"},
+		{name: "for refuses what is not a requirement", req: Request{For: []string{"torch=="}}, wantErr: true, want: `install --for: requirement "torch==": cannot read version clause "=="`},
+		{name: "for a torch the index lacks and the tables too says both", req: Request{For: []string{"torch==0.1.2"}}, wantErr: true, want: "install --for: torch at " + in.opts.PyPIIndex + "torch/: project not found on the index; cudaenv's tables have no row for it either (see: cudaenv compat)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -461,23 +463,32 @@ func TestSpecs(t *testing.T) {
 func TestForTorchReportsItsTargets(t *testing.T) {
 	w := newWorld(t)
 	in := w.installer(t, func(o *Options) { o.Driver = func(context.Context) string { return "550.54.15" } })
-	if _, err := in.Specs(context.Background(), Request{For: "torch==2.5.1"}); err != nil {
+	specs, err := in.Specs(context.Background(), Request{For: []string{"torch==2.5.1"}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(w.rec.events) != 2 {
-		t.Fatalf("events = %+v, want a FrameworkFallback and TorchTargets", w.rec.events)
+		t.Fatalf("events = %+v, want a FrameworkFallback and FrameworkFromTables", w.rec.events)
 	}
 	if fb, ok := w.rec.events[0].(FrameworkFallback); !ok || fb.For != "torch 2.5.1" || !errors.Is(fb.Err, pypi.ErrProjectNotFound) {
 		t.Errorf("first event = %+v, want the fallback to the tables", w.rec.events[0])
 	}
-	want := []Event{TorchTargets{For: "torch==2.5.1", CUDA: "12.4", BundledCudnn: "9.1.0.70", Cudnn: "9.2.1"}}
-	if !reflect.DeepEqual(w.rec.events[1:], want) {
-		t.Errorf("events = %+v, want %+v", w.rec.events, want)
+	// PyPI's build of 2.5.1 (cu124), whatever the driver; the cuDNN
+	// release nearest its pin that the mirror has.
+	// The index (with no projects) lacks the NCCL it pins: left out, said.
+	if ev, ok := w.rec.events[1].(FrameworkFromTables); !ok || ev.Variant != "cu124" || ev.CUDA != "12.4.1" || ev.Cudnn != "9.1.0.70" || ev.NCCL != "2.21.5" ||
+		len(ev.LeftOut) != 1 || !strings.HasPrefix(ev.LeftOut[0], "NCCL 2.21.5 (") {
+		t.Errorf("second event = %+v", w.rec.events[1])
 	}
-	// A driver too old for every build is refused with the way out.
+	if got, want := fmt.Sprint(specs), "[12.4.1 cudnn@9.2.1]"; got != want {
+		t.Errorf("specs = %s, want %s", got, want)
+	}
+	// A release the PyPI table lacks (a pre-release) takes the build the
+	// driver runs; a driver too old for every build is refused with the
+	// way out.
 	old := w.installer(t, func(o *Options) { o.Driver = func(context.Context) string { return "390.12" } })
-	_, err := old.Specs(context.Background(), Request{For: "torch==2.5.1"})
-	if err == nil || err.Error() != "install --for: driver 390.12 runs none of torch 2.5.1's CUDA builds; update the driver (see: cudaenv compat torch==2.5.1)" {
+	_, err = old.Specs(context.Background(), Request{For: []string{"torch==2.5.0a0"}})
+	if err == nil || err.Error() != "install --for: driver 390.12 runs none of torch 2.5.0's CUDA builds; update the driver (see: cudaenv compat torch==2.5.0)" {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/cudaenv/cudaenv/internal/lockfile"
 	"github.com/cudaenv/cudaenv/internal/resolve"
 	"github.com/cudaenv/cudaenv/internal/version"
+	"github.com/cudaenv/cudaenv/store"
 )
 
 // LockRequest is one `cudaenv lock`: the nearest .cuda-version above
@@ -298,6 +299,14 @@ func (in *Installer) lockProduct(ctx context.Context, sp version.Spec, old *lock
 			if pin, err = exactSpec(sp.Tool, pl.Release); err != nil {
 				return nil, err
 			}
+			if fp := installedPins(in.opts.Store, pl); fp != nil && t.pins == nil {
+				// An entry install --for made with a framework's builds:
+				// the lock keeps those builds.
+				t.pins, tt.pins = fp, fp
+				if pl, err = in.Plan(ctx, pin, tt); err != nil {
+					return nil, fmt.Errorf("lock %s for %s: %w", sp, plat, err)
+				}
+			}
 		}
 		files := make([]lockfile.File, 0, len(pl.Artifacts))
 		for _, a := range pl.Artifacts {
@@ -311,6 +320,25 @@ func (in *Installer) lockProduct(ctx context.Context, sp version.Spec, old *lock
 		p.Platforms[plat] = files
 	}
 	return p, nil
+}
+
+// installedPins are the builds an installed PyPI toolkit has that are
+// not its release's own (install --for), as pins; nil for none.
+func installedPins(st *store.Store, pl *Plan) *forPins {
+	if pl.Kind != store.CUDA || pl.Receipt.Source != "pypi" {
+		return nil
+	}
+	have, ok := st.Get(store.CUDA, pl.Name)
+	if !ok || have.Err != nil || have.Receipt.Source != "pypi" || len(have.Receipt.Differs) == 0 {
+		return nil
+	}
+	fp := &forPins{release: pl.Release, pins: map[string]string{}, known: true}
+	for _, c := range have.Receipt.Components {
+		if _, ok := have.Receipt.Differs[c.ID]; ok {
+			fp.pins[c.ID] = c.Version
+		}
+	}
+	return fp
 }
 
 // sameFiles refuses a locked file that the source now serves with other

@@ -45,8 +45,10 @@ func (in *Installer) checkLockedWheels(ctx context.Context, lk *lockfile.Lock, p
 			switch {
 			case !ok:
 				return fmt.Errorf("%s: %s: no wheel of it belongs to %s %s; delete it and run cudaenv lock to write it again", lockName, f.Component, productName(lp), lp.Release)
-			case !pypi.SameVersion(v, f.Version):
-				return fmt.Errorf("%s: %s: version %s is not the one of %s %s (%s); delete it and run cudaenv lock to write it again", lockName, f.Component, f.Version, productName(lp), lp.Release, v)
+			case !pypi.SameVersion(v, f.Version) && !shippedBy(known, major, f.Component, f.Version):
+				// A toolkit install --for made takes a framework's builds,
+				// each one NVIDIA shipped in a release of the major.
+				return fmt.Errorf("%s: %s: version %s is not the one of %s %s (%s), nor of any CUDA %d release cudaenv knows; delete it and run cudaenv lock to write it again", lockName, f.Component, f.Version, productName(lp), lp.Release, v, major)
 			}
 		}
 	}
@@ -80,7 +82,7 @@ func (in *Installer) lockedWheelVersions(ctx context.Context, lp *lockfile.Produ
 		*known = in.knownReleases(ctx)
 	}
 	if !slices.ContainsFunc(*known, func(r pypi.Release) bool { return r.Version == lp.Release }) {
-		*known = in.withIndexToolkit(ctx, *known)
+		*known = in.withIndexToolkit(ctx, *known, lp.Release)
 	}
 	for _, r := range *known {
 		if r.Version != lp.Release {
@@ -103,24 +105,25 @@ func (in *Installer) lockedWheelVersions(ctx context.Context, lp *lockfile.Produ
 	return rel.Major(), nil, nil
 }
 
-// withIndexToolkit adds the releases of the PyPI index's cuda-toolkit
-// meta-package to known, for a locked release the table lacks: an install
-// planned its wheels as the meta-package pins them. Offline, or when the
-// index cannot be read, known is returned as it is (the wheels are then
-// held to their project and version only, as before).
-func (in *Installer) withIndexToolkit(ctx context.Context, known []pypi.Release) []pypi.Release {
-	if in.client.Offline || slices.ContainsFunc(known, func(r pypi.Release) bool { return r.FromToolkit }) {
+// withIndexToolkit adds the release of the PyPI index's cuda-toolkit
+// meta-package named release to known, for a locked release the table
+// lacks: an install planned its wheels as the meta-package pins them. Only
+// that one meta-package wheel is read (#35). Offline, or when the index
+// cannot be read, known is returned as it is (the wheels are then held to
+// their project and version only, as before).
+func (in *Installer) withIndexToolkit(ctx context.Context, known []pypi.Release, release string) []pypi.Release {
+	if in.client.Offline {
 		return known
 	}
 	idx, err := in.pypiIndex()
 	if err != nil {
 		return known
 	}
-	toolkit, err := idx.ToolkitReleases(ctx, in.opts.CacheDir)
-	if err != nil {
+	rel, ok, err := idx.ToolkitReleaseNamed(ctx, release, in.opts.CacheDir)
+	if err != nil || !ok {
 		return known
 	}
-	return pypi.WithToolkit(known, toolkit)
+	return append(slices.Clone(known), rel)
 }
 
 // unpackWheelAs unpacks a wheel planned as project==version, refusing
@@ -154,4 +157,18 @@ func (in *Installer) cachedWheel(a *fetch.Artifact, project, version string) {
 
 func productName(lp *lockfile.Product) string {
 	return lp.Tool().Title()
+}
+
+// shippedBy reports whether a known release of the CUDA major has the
+// component at that build.
+func shippedBy(known []pypi.Release, major int, component, build string) bool {
+	for _, r := range known {
+		if r.Major() != major {
+			continue
+		}
+		if c, ok := r.Component(component); ok && pypi.SameVersion(c.Version, build) {
+			return true
+		}
+	}
+	return false
 }

@@ -160,7 +160,7 @@ func (in *Installer) planLocked(lk *lockfile.Lock, lp *lockfile.Product, platfor
 	pl := &Plan{
 		Release:   lp.Release,
 		Artifacts: arts,
-		Receipt:   store.Receipt{Source: lp.Source, Platform: platform, Profile: profile},
+		Receipt:   store.Receipt{Source: lp.Source, Platform: platform, Profile: profile, Differs: lockedDiffers(p, lp, arts)},
 		lockName:  lockName,
 	}
 	switch lp.Source {
@@ -201,6 +201,27 @@ func (in *Installer) planLocked(lk *lockfile.Lock, lp *lockfile.Product, platfor
 		return in.locate(ctx, p, lp, arts)
 	}
 	return pl, nil
+}
+
+// lockedDiffers are the locked wheels that are not their release's own
+// builds (a lock of an install --for toolkit), as a receipt records them.
+func lockedDiffers(p fetch.Product, lp *lockfile.Product, arts []fetch.Artifact) map[string]string {
+	rel, ok := pypi.CatalogRelease(lp.Release)
+	if p != fetch.CUDA || lp.Source != "pypi" || !ok {
+		return nil
+	}
+	pins := map[string]string{}
+	for _, a := range arts {
+		pins[a.Component] = a.Version
+	}
+	out := map[string]string{}
+	for _, d := range pypi.Differences(rel, pins) {
+		out[d.ID] = d.Release
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // notAsLocked lists the components an installed entry has from other

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cudaenv/cudaenv/fetch/pypi"
 	"github.com/cudaenv/cudaenv/fetch/pypi/pypitest"
 	"github.com/cudaenv/cudaenv/internal/lockfile"
 	"github.com/cudaenv/cudaenv/store"
@@ -118,7 +119,8 @@ func cacheFiles(t *testing.T, dir string) map[string]int64 {
 // index that serves it, is refused before any request.
 func TestALockCannotNameAnotherPyPIProject(t *testing.T) {
 	w := newWorld(t)
-	ix := pypitest.New(t)
+	// nvcc 13.0.99 is on the index and is in no release cudaenv knows.
+	ix := pypitest.New(t, pypitest.ExtraRelease(pypi.Release{Version: "13.0.9", Components: []pypi.Component{{ID: "cuda_nvcc", Version: "13.0.99"}}}))
 	dir := project(t, "13.0")
 	in := w.installer(t, func(o *Options) { o.PyPIIndex = ix.URL() })
 	if _, err := in.Lock(context.Background(), LockRequest{Here: Here{Dir: dir}, Source: "pypi", Profile: "minimal"}); err != nil {
@@ -130,10 +132,12 @@ func TestALockCannotNameAnotherPyPIProject(t *testing.T) {
 	evil := evilWheel(t, "totally-legit-pkg", nvcc.Version)
 	idxURL, hits := hostileIndex(t, ix, "totally-legit-pkg", evilName, evil)
 
-	// Another release's nvcc wheel, real and on the index, is not 13.0.3's.
+	// An nvcc wheel on the index that no release cudaenv knows shipped
+	// is not 13.0.3's. (Another known release's build may stand in a
+	// lock: install --for takes a framework's builds.)
 	var other pypitest.Wheel
 	for _, wh := range ix.Wheels("nvidia-cuda-nvcc") {
-		if wh.Platform == "linux-x86_64" && wh.Version != nvcc.Version {
+		if wh.Platform == "linux-x86_64" && wh.Version == "13.0.99" {
 			other = wh
 		}
 	}
@@ -152,9 +156,9 @@ func TestALockCannotNameAnotherPyPIProject(t *testing.T) {
 			cudart := fileOf(lk, lk.CUDA, "linux-x86_64", "cuda_cudart")
 			f.Name, f.SHA256, f.Size, f.Version = cudart.Name, cudart.SHA256, cudart.Size, cudart.Version
 		}, "is not a wheel of nvidia-cuda-nvcc"},
-		{"nvcc of another release", func(f *lockfile.File) {
+		{"an nvcc build no known release shipped", func(f *lockfile.File) {
 			f.Name, f.SHA256, f.Size, f.Version = other.Filename, other.SHA256, int64(len(other.Data)), other.Version
-		}, lockfile.FileName + ": cuda_nvcc: version " + other.Version + " is not the one of CUDA 13.0.3 (" + nvcc.Version + ")"},
+		}, lockfile.FileName + ": cuda_nvcc: version " + other.Version + " is not the one of CUDA 13.0.3 (" + nvcc.Version + "), nor of any CUDA 13 release cudaenv knows"},
 		{"a file name whose version is not the lock's", func(f *lockfile.File) {
 			f.Name = other.Filename
 		}, "its version is " + other.Version + ", the lock's " + nvcc.Version},

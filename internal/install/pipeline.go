@@ -3,6 +3,8 @@ package install
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -88,7 +90,22 @@ func (pp *pipeline) plan(f func(ctx context.Context, in *Installer) (*Plan, erro
 	pp.mu.Lock()
 	prev := pp.last[key]
 	pp.last[key] = j
+	cuda := pp.last["cuda/"+pl.useWith]
 	pp.mu.Unlock()
+	if cuda != nil {
+		// A library's hint names the CUDA of the same command; if that
+		// one failed, it names the major instead (the CUDA job is ahead
+		// in the order, so its end is known when the hint is said).
+		j.out.adjust = func(e Event) Event {
+			if r, ok := e.(Result); ok && !cuda.ok {
+				if rest, ok := strings.CutPrefix(r.Use, pl.useWith+" "); ok {
+					r.Use = strconv.Itoa(pl.CUDAMajor) + " " + rest
+				}
+				return r
+			}
+			return e
+		}
+	}
 	pp.wg.Add(1)
 	go func() {
 		defer pp.wg.Done()
@@ -182,6 +199,8 @@ type outSlot struct {
 	lastAdd *int64 // the held Add the next Add joins, nil after anything else
 	closed  bool
 	discard bool
+	// adjust, when set, rewrites an event as it is passed on.
+	adjust func(Event) Event
 }
 
 func (o *ordered) slot() *outSlot {
@@ -258,7 +277,12 @@ func (s *outSlot) close(discard bool) {
 
 func (s *outSlot) Event(e Event) {
 	if s.o.rep != nil {
-		s.do(func() { s.o.rep.Event(e) })
+		s.do(func() {
+			if s.adjust != nil {
+				e = s.adjust(e)
+			}
+			s.o.rep.Event(e)
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,9 @@ type Target struct {
 	// applySkips leaves the skipped wheels to Apply, which reports them only
 	// when it fetches something (install); other callers hear them at once.
 	applySkips bool
+	// pins are the builds Request.For pins, which a PyPI plan takes
+	// instead of the release's own; nil for none.
+	pins *forPins
 }
 
 func (t Target) selection() fetch.Selection {
@@ -62,6 +66,12 @@ type Plan struct {
 	// only when something is fetched: an install that finds everything in
 	// place says nothing about them again.
 	skipped []SkippedWheel
+	// pinned: the plan takes the builds Request.For pins (Apply replaces
+	// an installed entry's other builds of them).
+	pinned bool
+	// skippedOlder names an older release whose wheels the index has of
+	// the skipped components, and how to take it ("" for none).
+	skippedOlder string
 	// What an offline bundle records: the product and release, the
 	// platform, and NVIDIA's manifest (nil for wheels).
 	product  fetch.Product
@@ -118,16 +128,27 @@ func (in *Installer) plan(ctx context.Context, p fetch.Product, sp version.Spec,
 	return pl, err
 }
 
-// reportSkipped reports the plan's skipped wheels, each once.
+// reportSkipped reports the plan's skipped wheels, in one event, each
+// wheel once a command.
 func (in *Installer) reportSkipped(pl *Plan) {
-	seen := map[string]bool{}
+	ev := SkippedWheel{Label: pl.Label, Older: pl.skippedOlder}
 	for _, sk := range pl.skipped {
-		if !seen[sk.Component] && in.said.first(fmt.Sprintf("skipped %s: %v", sk.Component, sk.Reason)) {
-			in.event(sk)
+		if slices.Contains(ev.Components, sk.Component) || !in.said.first(fmt.Sprintf("skipped %s: %v", sk.Component, sk.Reason)) {
+			continue
 		}
-		seen[sk.Component] = true
+		if len(ev.Components) == 0 {
+			ev.Component, ev.Reason = sk.Component, sk.Reason
+		}
+		ev.Components = append(ev.Components, sk.Component)
 	}
 	pl.skipped = nil
+	if len(ev.Components) == 0 {
+		return
+	}
+	if ev.Label == "" {
+		ev.Label = "CUDA " + pl.Release
+	}
+	in.event(ev)
 }
 
 // fallBack reports, once per Installer, that NVIDIA's server could not be

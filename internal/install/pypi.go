@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -15,10 +16,16 @@ import (
 
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
-	"github.com/cudaenv/cudaenv/internal/atomicfile"
 	"github.com/cudaenv/cudaenv/internal/version"
 	"github.com/cudaenv/cudaenv/store"
 )
+
+// needsIndex is the error of what needs the PyPI index under --offline;
+// it is a fetch.ErrOffline, as a file missing from the cache is.
+type needsIndex string
+
+func (e needsIndex) Error() string        { return string(e) }
+func (e needsIndex) Is(target error) bool { return target == fetch.ErrOffline }
 
 // planPyPI pins the release's components as NVIDIA's wheels on a PEP 691/503
 // index. Which releases there are comes from the index itself (the versions
@@ -27,7 +34,7 @@ import (
 // all the network there is). A spec means the newest release the index has.
 func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.Spec, t Target) (*Plan, error) {
 	if in.client.Offline {
-		return nil, errors.New("install --source pypi: the PyPI index is needed to find the wheels; run without --offline")
+		return nil, needsIndex("install --source pypi: the PyPI index is needed to find the wheels; run without --offline")
 	}
 	idx, err := in.pypiIndex()
 	if err != nil {
@@ -74,44 +81,45 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		return nil, fmt.Errorf("install %s --source pypi: %w", sp, err)
 	}
 	psel := pypi.Selection{Profile: t.Profile, Components: t.Components}
-	offer, err := pypi.PickOffer(offers, sp, installsCompiler(psel), idx.URL())
+	offer, err := in.pickOffer(ctx, idx, offers, sp, installsCompiler(psel))
 	if err != nil {
 		return nil, fmt.Errorf("install %s --source pypi: %w", sp, err)
 	}
-	rel, err := idx.Complete(ctx, offer, known, psel)
+	offer, known, err = in.withToolkitRelease(ctx, idx, offer, known)
 	if err != nil {
 		return nil, fmt.Errorf("install %s --source pypi: %w", sp, err)
+	}
+	planFor := func(sel pypi.Selection) ([]pypi.Requirement, pypi.Release, map[string]string, error) {
+		rel, err := idx.Complete(ctx, offer, known, sel)
+		if err != nil {
+			return nil, rel, nil, err
+		}
+		reqs, err := pypi.Plan(rel, t.Platform, sel)
+		if err != nil {
+			return nil, rel, nil, err
+		}
+		reqs, differs := pinRequirements(rel, reqs, t.pins)
+		return reqs, rel, differs, nil
+	}
+	reqs, rel, differs, err := planFor(psel)
+	if err != nil {
+		return nil, fmt.Errorf("install %s --source pypi: %w", offer.Name(), err)
 	}
 	if (!offer.Known || offer.Release.FromToolkit) && in.said.first("unlisted "+offer.Name()) {
 		in.event(UnlistedRelease{Release: offer.Name(), Note: offer.Note()})
-	}
-	reqs, err := pypi.Plan(rel, t.Platform, psel)
-	if err != nil {
-		return nil, fmt.Errorf("install %s --source pypi: %w", rel.Version, err)
 	}
 	res, err := idx.Resolve(ctx, t.Platform, reqs)
 	if err != nil {
 		return nil, fmt.Errorf("install %s from %s: %w", rel.Version, idx.URL(), err)
 	}
-	// Releases that share a runtime version look alike in the listing; of
-	// those, the newest whose wheels the index has is meant.
-	for _, sib := range pypi.Siblings(offers, offer, installsCompiler(psel)) {
-		if len(res.Skipped) == 0 {
-			break
-		}
-		if v, err := version.Parse(sib.Name()); err != nil || !sp.Match(v) {
-			continue
-		}
-		sreqs, err := pypi.Plan(sib.Release, t.Platform, psel)
-		if err != nil {
-			continue
-		}
-		if sres, err := idx.Resolve(ctx, t.Platform, sreqs); err == nil && len(sres.Skipped) < len(res.Skipped) {
-			offer, rel, res = sib, sib.Release, sres
-		}
-	}
+	// The release asked for is the one installed, whatever the profile
+	// (#36): wheels its index lacks are left out, and said in one line
+	// with an older release that has them.
 	for _, sk := range res.Skipped {
 		pl.skipped = append(pl.skipped, SkippedWheel{Component: sk.Requirement.Component, Reason: sk.Reason})
+	}
+	if len(res.Skipped) > 0 {
+		pl.skippedOlder = in.olderWithWheels(ctx, idx, offers, offer, res.Skipped, t.Platform)
 	}
 	pl.Artifacts = in.wheelArtifacts(res.Artifacts)
 	in.rememberWheels(idx.URL(), pl.Artifacts)
@@ -120,20 +128,116 @@ func (in *Installer) planPyPI(ctx context.Context, p fetch.Product, sp version.S
 		return nil, fmt.Errorf("install %s --source pypi: the index has none of its wheels for %s", rel.Version, t.Platform)
 	}
 	pl.Receipt.ManifestSHA256, pl.Release, pl.release = rel.ManifestSHA256, rel.Version, rel.Version
+	pl.pinned = t.pins != nil
+	if t.pins != nil && t.pins.known {
+		pl.Receipt.Differs = differs
+	}
 	pl.reselect = func(ids []string) ([]fetch.Artifact, error) {
-		full := rel
-		if !offer.Known {
-			if full, err = idx.Complete(ctx, offer, known, pypi.Selection{Components: ids}); err != nil {
-				return nil, err
-			}
-		}
-		reqs, err := pypi.Plan(full, t.Platform, pypi.Selection{Components: ids})
+		reqs, _, _, err := planFor(pypi.Selection{Components: ids})
 		if err != nil {
 			return nil, err
 		}
 		return resolveAll(reqs)
 	}
 	return pl, pl.setName(p, rel.Version, "", 0)
+}
+
+// pinRequirements puts the pinned builds into a release's requirements:
+// a pinned component takes the pinned version (and must be there), and a
+// pinned component the profile lacks is added unless a profile or
+// components were named (forPins.extend). differs maps each component
+// whose build is not the release's own to the release's own ("" where it
+// has none).
+func pinRequirements(rel pypi.Release, reqs []pypi.Requirement, p *forPins) ([]pypi.Requirement, map[string]string) {
+	if p == nil {
+		return reqs, nil
+	}
+	major := rel.Major()
+	differs := map[string]string{}
+	pinned := func(id string) (string, bool) {
+		for _, a := range []string{id, map[string]string{"cuda_cccl": "cccl", "cccl": "cuda_cccl"}[id]} {
+			if v, ok := p.pins[a]; ok && a != "" {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	have := map[string]bool{}
+	for i := range reqs {
+		have[reqs[i].Component] = true
+		if v, ok := pinned(reqs[i].Component); ok {
+			reqs[i].Version, reqs[i].Optional = v, false
+		}
+	}
+	ids := slices.Sorted(maps.Keys(p.pins))
+	for _, id := range ids {
+		if !p.extend || have[id] || (id == "cccl" && have["cuda_cccl"]) || (id == "cuda_cccl" && have["cccl"]) {
+			continue
+		}
+		project, err := pypi.Project(id, major)
+		if err != nil {
+			continue
+		}
+		reqs = append(reqs, pypi.Requirement{Component: id, Project: project, Version: p.pins[id]})
+	}
+	for _, r := range reqs {
+		v, ok := pinned(r.Component)
+		if !ok {
+			continue
+		}
+		own, inRel := rel.Component(r.Component)
+		switch {
+		case !inRel:
+			differs[r.Component] = ""
+		case !pypi.SameVersion(own.Version, v):
+			differs[r.Component] = own.Version
+		}
+	}
+	slices.SortStableFunc(reqs, func(a, b pypi.Requirement) int { return strings.Compare(a.Component, b.Component) })
+	if len(differs) == 0 {
+		differs = nil
+	}
+	return reqs, differs
+}
+
+// olderWithWheels names an older release of the same major.minor whose
+// wheels of the skipped components the index has (its pages are read
+// already), and how to take it; "" when none.
+func (in *Installer) olderWithWheels(ctx context.Context, idx *pypi.Index, offers []pypi.Offer, o pypi.Offer, skipped []pypi.Skipped, platform string) string {
+	mm := func(v string) string {
+		parts := strings.SplitN(v, ".", 3)
+		if len(parts) < 2 {
+			return v
+		}
+		return parts[0] + "." + parts[1]
+	}
+	for i := len(offers) - 1; i >= 0; i-- {
+		older := offers[i]
+		if !older.Known || mm(older.Name()) != mm(o.Name()) || pypi.CompareVersions(older.Name(), o.Name()) >= 0 {
+			continue
+		}
+		all := true
+		for _, sk := range skipped {
+			c, ok := older.Release.Component(sk.Requirement.Component)
+			if !ok {
+				all = false
+				break
+			}
+			page, err := idx.Project(ctx, sk.Requirement.Project)
+			if err != nil {
+				all = false
+				break
+			}
+			if _, err := pypi.SelectWheel(page, c.Version, platform); err != nil {
+				all = false
+				break
+			}
+		}
+		if all {
+			return fmt.Sprintf("CUDA %s has them: cudaenv install %s --source pypi", older.Name(), older.Name())
+		}
+	}
+	return ""
 }
 
 // installsCompiler reports whether a selection installs nvcc's wheel, the
@@ -146,33 +250,120 @@ func installsCompiler(sel pypi.Selection) bool {
 }
 
 // pypiOffers lists the CUDA releases the index has, and the known releases
-// they were named with: cudaenv's table, with the index's cuda-toolkit
-// meta-package over it (its releases by their real names, their wheels as
-// it pins them). The list is also cached for shell completion.
+// they were named with (cudaenv's table: the built-in catalog and any
+// NVIDIA manifest in the cache), with the releases the index's
+// cuda-toolkit meta-package names besides (13.4.3): its page only, no
+// meta-package wheel is read here (withToolkitRelease reads the one a
+// plan needs). The list is also cached for shell completion.
 func (in *Installer) pypiOffers(ctx context.Context, idx *pypi.Index) ([]pypi.Offer, []pypi.Release, error) {
-	byProject, err := idx.ManyVersions(ctx, pypi.RuntimeProjects())
+	projects := append(pypi.RuntimeProjects(), pypi.ToolkitProject)
+	byProject, err := idx.ManyVersions(ctx, projects)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w", idx.URL(), err)
 	}
-	toolkit, err := idx.ToolkitReleases(ctx, in.opts.CacheDir)
+	names, err := idx.ToolkitVersions(ctx) // its page is read already
 	if err != nil {
-		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w; nothing was installed: check that CUDAENV_PYPI_INDEX is PyPI or a faithful mirror of it", idx.URL(), err)
+		return nil, nil, fmt.Errorf("list CUDA releases on %s: %w", idx.URL(), err)
 	}
-	known := pypi.WithToolkit(in.knownReleases(ctx), toolkit)
+	known := in.knownReleases(ctx)
 	var runtime []string
-	for _, vs := range byProject {
-		runtime = append(runtime, vs...)
+	for p, vs := range byProject {
+		if p != pypi.ToolkitProject {
+			runtime = append(runtime, vs...)
+		}
 	}
-	offers := pypi.Offers(known, runtime)
+	offers := pypi.WithToolkitNames(pypi.Offers(known, runtime), names, known)
 	if len(offers) == 0 {
 		return nil, nil, fmt.Errorf("%s has no CUDA runtime wheels (%s); is CUDAENV_PYPI_INDEX a mirror of PyPI's NVIDIA projects?", idx.URL(), strings.Join(pypi.RuntimeProjects(), ", "))
 	}
-	var names []string
+	listing := make([]string, 0, len(offers))
 	for _, o := range offers {
-		names = append(names, o.Name())
+		listing = append(listing, o.Name())
 	}
-	in.cacheListing(idx.URL(), fetch.CUDA, names)
+	in.cacheListing(idx.URL(), fetch.CUDA, listing)
 	return offers, known, nil
+}
+
+// pickOffer is the newest release on the index that the spec matches,
+// whatever the profile (#36). The runtime wheels cannot tell releases
+// that share their runtime apart (CUDA 13.0.2 and 13.0.3 both ship cudart
+// 13.0.96): such a release is on the index when the index's cuda-toolkit
+// meta-package names it, or has a wheel of one of the builds that set it
+// apart from the older one (13.0.3's cuBLAS 13.1.1.3). One that is not is
+// passed over for the older.
+func (in *Installer) pickOffer(ctx context.Context, idx *pypi.Index, offers []pypi.Offer, sp version.Spec, compiler bool) (pypi.Offer, error) {
+	names, _ := idx.ToolkitVersions(ctx) // read already by pypiOffers
+	for {
+		o, err := pypi.PickOffer(offers, sp, compiler, idx.URL())
+		if err != nil || !o.Known || slices.Contains(names, o.Name()) || in.hasOwnWheel(ctx, idx, offers, o) {
+			return o, err
+		}
+		offers = slices.DeleteFunc(slices.Clone(offers), func(x pypi.Offer) bool { return x.Name() == o.Name() })
+	}
+}
+
+// hasOwnWheel reports whether the index has a wheel of a build that only
+// o, of the releases sharing its runtime, ships for the platform; true
+// when o shares its runtime with no older release.
+func (in *Installer) hasOwnWheel(ctx context.Context, idx *pypi.Index, offers []pypi.Offer, o pypi.Offer) bool {
+	var older *pypi.Offer
+	for i := range offers {
+		x := &offers[i]
+		if x.Known && x.Name() != o.Name() && pypi.SameVersion(x.Runtime, o.Runtime) && pypi.CompareVersions(x.Name(), o.Name()) < 0 &&
+			(older == nil || pypi.CompareVersions(x.Name(), older.Name()) > 0) {
+			older = x
+		}
+	}
+	if older == nil {
+		return true
+	}
+	for _, c := range o.Release.Components {
+		oc, ok := older.Release.Component(c.ID)
+		if ok && pypi.SameVersion(oc.Version, c.Version) {
+			continue
+		}
+		project, err := pypi.Project(c.ID, o.Release.Major())
+		if err != nil {
+			continue
+		}
+		page, err := idx.Project(ctx, project)
+		if err != nil {
+			continue
+		}
+		for _, v := range pypi.WheelVersions(page) {
+			if pypi.SameVersion(v, c.Version) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withToolkitRelease reads, for an offer cudaenv's table does not know,
+// the index's cuda-toolkit meta-package release of that name (one wheel's
+// metadata, cached): where its runtime is the offer's, its pins are the
+// release's wheels, and it joins known. A meta-package that disagrees
+// with the index's runtime wheels (PyPI's cuda-toolkit 12.5.1 pins 12.5.0's
+// runtime) is not believed; the offer is completed from its neighbours.
+func (in *Installer) withToolkitRelease(ctx context.Context, idx *pypi.Index, o pypi.Offer, known []pypi.Release) (pypi.Offer, []pypi.Release, error) {
+	if o.Known {
+		return o, known, nil
+	}
+	rel, ok, err := idx.ToolkitReleaseNamed(ctx, o.Name(), in.opts.CacheDir)
+	if err != nil {
+		return o, known, fmt.Errorf("read the index's %s %s: %w; nothing was installed: check that CUDAENV_PYPI_INDEX is PyPI or a faithful mirror of it", pypi.ToolkitProject, o.Name(), err)
+	}
+	if !ok {
+		if o.Release.FromToolkit {
+			return o, known, fmt.Errorf("the index's %s %s pins no CUDA runtime wheel; nothing to install it from", pypi.ToolkitProject, o.Name())
+		}
+		return o, known, nil
+	}
+	adopted, ok := pypi.AdoptToolkit(o, rel)
+	if !ok {
+		return o, known, nil
+	}
+	return adopted, append(slices.Clone(known), adopted.Release), nil
 }
 
 // knownReleases is cudaenv's table of releases: the built-in catalog, and
@@ -290,7 +481,7 @@ func (in *Installer) cacheListing(indexURL string, p fetch.Product, names []stri
 	if err != nil {
 		return
 	}
-	_ = atomicfile.Write(filepath.Join(in.opts.CacheDir, "index", "pypi-"+hex.EncodeToString(sum[:6]), string(p)+".json"), data, 0o644)
+	_ = in.client.WriteTrusted(filepath.Join("index", "pypi-"+hex.EncodeToString(sum[:6]), string(p)+".json"), data)
 }
 
 // ReleasesShipping names the CUDA releases in cudaenv's table that shipped

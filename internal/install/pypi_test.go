@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -187,31 +186,35 @@ func TestAutoListingFallsBackToPyPIOnce(t *testing.T) {
 	}
 }
 
-// install --for torch==2.5.1 --source pypi takes the cuDNN build PyTorch
-// pins (9.1.0.70) from the index, and never asks NVIDIA's server.
+// install --for torch==2.5.1 --source pypi, with an index that lacks
+// torch, takes what PyPI's build of it pins from cudaenv's tables: CUDA
+// 12.4.1, its very cuDNN build (9.1.0.70) and NCCL from the index, and
+// never asks NVIDIA's server.
 func TestForTorchFromPyPIInstallsWhatPyTorchPins(t *testing.T) {
-	w, in := pypiWorld(t, pypitest.Releases("12.4.1"), pypitest.ExtraCudnn("9.1.0.70", 11, 12), pypitest.ExtraCudnn("9.1.1.17", 11, 12))
+	w, in := pypiWorld(t, pypitest.Releases("12.4.1"), pypitest.ExtraCudnn("9.1.0.70", 11, 12), pypitest.ExtraCudnn("9.1.1.17", 11, 12), pypitest.ExtraLibrary("nccl", "2.21.5", 12))
 	w.mirror.Close()
-	res, err := in.Install(context.Background(), Request{For: "torch==2.5.1", Source: "pypi", Components: []string{"cuda_cudart", "libcublas"}})
+	res, err := in.Install(context.Background(), Request{For: []string{"torch==2.5.1"}, Source: "pypi", Components: []string{"cuda_cudart", "libcublas"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 2 || res[0].Label != "CUDA 12.4.1" || res[1].Label != "cuDNN 9.1.0.70-cuda12" {
+	if len(res) != 3 || res[0].Label != "CUDA 12.4.1" || res[1].Label != "cuDNN 9.1.0.70-cuda12" || res[2].Label != "NCCL 2.21.5-cuda12" {
 		t.Fatalf("results = %+v", res)
 	}
-	want := TorchTargets{For: "torch==2.5.1", CUDA: "12.4", BundledCudnn: "9.1.0.70", Cudnn: "9.1.0.70"}
-	if !slices.ContainsFunc(w.rec.events, func(e Event) bool { return reflect.DeepEqual(e, want) }) {
-		t.Errorf("events = %+v, want %+v", w.rec.events, want)
+	if !slices.ContainsFunc(w.rec.events, func(e Event) bool {
+		f, ok := e.(FrameworkFromTables)
+		return ok && f.Variant == "cu124" && f.Cudnn == "9.1.0.70"
+	}) {
+		t.Errorf("events = %+v, want the answer from the tables", w.rec.events)
 	}
 	if !res[0].Entry.Receipt.LibrariesOnly {
 		t.Error("CUDA 12.4.1 libraries are not recorded as libraries only")
 	}
 
 	// auto with NVIDIA unreachable does the same, saying so once.
-	w2, in2 := pypiWorld(t, pypitest.Releases("12.4.1"), pypitest.ExtraCudnn("9.1.0.70", 12))
+	w2, in2 := pypiWorld(t, pypitest.Releases("12.4.1"), pypitest.ExtraCudnn("9.1.0.70", 12), pypitest.ExtraLibrary("nccl", "2.21.5", 12))
 	w2.mirror.Close()
-	specs, err := in2.Specs(context.Background(), Request{For: "torch==2.5.1", Source: "auto"})
-	if err != nil || len(specs) != 2 || specs[1].String() != "cudnn@9.1.0.70" {
+	specs, err := in2.Specs(context.Background(), Request{For: []string{"torch==2.5.1"}, Source: "auto"})
+	if err != nil || len(specs) != 3 || specs[1].String() != "cudnn@9.1.0.70" {
 		t.Fatalf("specs = %v, %v", specs, err)
 	}
 	if !slices.ContainsFunc(w2.rec.events, func(e Event) bool { _, ok := e.(FallbackToPyPI); return ok }) {
@@ -233,4 +236,40 @@ func TestReleasesShippingNamesTheReleaseOfABuild(t *testing.T) {
 			t.Errorf("%s %s: %v, want %v", tt.component, tt.build, got, tt.want)
 		}
 	}
+}
+
+// #36: install 13.1 is the newest release on the index, 13.1.2, for every
+// profile; where the index lacks some of its wheels they are left out,
+// said in one line with the older release that has them. 13.1.1 and
+// 13.1.2 share their runtime: the meta-package naming 13.1.2 (or a wheel
+// of a build only 13.1.2 ships) is what puts it on the index.
+func TestPyPISpecIsTheNewestReleaseForEveryProfile(t *testing.T) {
+	r1312, _ := pypi.CatalogRelease("13.1.2")
+	cublas, _ := r1312.Component("libcublas")
+	for _, profile := range []string{"minimal", "extensions", "default"} {
+		t.Run(profile, func(t *testing.T) {
+			_, in := pypiWorld(t, pypitest.Releases("13.1.1", "13.1.2"), pypitest.WithoutVersion("nvidia-cublas", cublas.Version),
+				pypitest.Frameworks(pypitest.ToolkitWheel(r1312, "13.1.2.0")))
+			p, err := in.Plan(context.Background(), spec(t, "13.1"), Target{Source: "pypi", Platform: "linux-x86_64", Profile: profile, applySkips: true})
+			if err != nil || p.Name != "13.1.2" {
+				t.Fatalf("%v, %v; want 13.1.2", p, err)
+			}
+			if profile == "minimal" {
+				if len(p.skipped) != 0 {
+					t.Errorf("skipped %v", p.skipped)
+				}
+				return
+			}
+			if len(p.skipped) != 1 || p.skipped[0].Component != "libcublas" || p.skippedOlder != "CUDA 13.1.1 has them: cudaenv install 13.1.1 --source pypi" {
+				t.Errorf("skipped %v, older %q", p.skipped, p.skippedOlder)
+			}
+		})
+	}
+	t.Run("a release sharing its runtime with an older one, none of its own wheels there and unnamed, is not on the index", func(t *testing.T) {
+		_, in := pypiWorld(t, pypitest.Releases("13.1.1", "13.1.2"), pypitest.WithoutVersion("nvidia-cublas", cublas.Version))
+		p, err := in.Plan(context.Background(), spec(t, "13.1"), Target{Source: "pypi", Platform: "linux-x86_64", Profile: "default"})
+		if err != nil || p.Name != "13.1.1" {
+			t.Fatalf("%v, %v; want 13.1.1", p, err)
+		}
+	})
 }

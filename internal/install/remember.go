@@ -90,7 +90,7 @@ func (in *Installer) pypiReachable(ctx context.Context) bool {
 		return false
 	}
 	// One try and no retry lines: it is a question, not a download.
-	idx, err := in.pypiIndex(pypi.WithRetries(0, 0), pypi.WithNotice(func(string) {}))
+	idx, err := in.newPyPIIndex(pypi.WithRetries(0, 0), pypi.WithNotice(func(string) {}))
 	if err != nil {
 		return false
 	}

@@ -32,6 +32,11 @@ func (in *Installer) Releases(ctx context.Context, tool version.Tool, prefix ver
 	if tool.Library() {
 		p, kind = fetch.Product(tool), store.KindOf(tool)
 	}
+	if source == "" && tool.Library() && tool != version.Cudnn {
+		// NVIDIA's server, else the PyPI index, where most of these
+		// libraries' users get them: no --source needed.
+		source = "auto"
+	}
 	source, err := checkSource(source)
 	if err != nil {
 		return nil, fmt.Errorf("ls-remote: %w", err)
@@ -152,6 +157,10 @@ func (in *Installer) pypiReleases(ctx context.Context, p fetch.Product) ([]Remot
 func listingNote(o pypi.Offer) string {
 	_, broken := o.Release.BrokenWheel()
 	switch {
+	case !o.Known && o.ToolkitNamed:
+		// Its pins are read, and believed where their runtime is this
+		// one, when it is installed.
+		return "wheels: runtime " + o.Runtime + ", named by " + pypi.ToolkitProject
 	case !o.Known:
 		return "wheels: runtime " + o.Runtime + ", the rest the newest that fit"
 	case o.Release.FromToolkit && !broken:

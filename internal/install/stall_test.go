@@ -48,7 +48,7 @@ func TestAnInstallWhoseMetadataStallsGivesUpByItself(t *testing.T) {
 	stallsTwice := func(w http.ResponseWriter, r *http.Request) bool {
 		return r.URL.Path == "/cuda/redist/" && listed.Add(1) > 2 && listing(w, r)
 	}
-	const pypiRetry = `^read http://127\.0\.0\.1:\d+/simple/nvidia-cuda-runtime(-cu1[12])?/: no data for 200ms; retrying in (500ms \(attempt 2|1s \(attempt 3) of at most 3; [0-9.]+s left for metadata\)$`
+	const pypiRetry = `^read http://127\.0\.0\.1:\d+/simple/(nvidia-cuda-runtime(-cu1[12])?|cuda-toolkit)/: no data for 200ms; retrying in (500ms \(attempt 2|1s \(attempt 3) of at most 3; [0-9.]+s left for metadata\)$`
 	tests := []struct {
 		desc   string
 		answer func(w http.ResponseWriter, r *http.Request) bool
@@ -72,10 +72,11 @@ func TestAnInstallWhoseMetadataStallsGivesUpByItself(t *testing.T) {
 			},
 			`^install cuda 12\.4\.1: get cuda 12\.4\.1 manifest: no data for 200ms \(gave up after 1 attempts in \d+ms\): http://127\.0\.0\.1:\d+/cuda/redist/redistrib_12\.4\.1\.json; check the network, use a mirror \(cudaenv config set mirror URL\), or try --source pypi$`},
 		{"a PyPI project page stalls after its headers", nil, Request{Args: []string{"12.4"}, Source: "pypi"}, 5 * time.Second,
-			// Three pages at once (the runtime's projects), each retried
-			// twice with PyPI's own backoff: one line per retry.
-			[]string{pypiRetry, pypiRetry, pypiRetry, pypiRetry, pypiRetry, pypiRetry},
-			`^install 12\.4 --source pypi: list CUDA releases on http://127\.0\.0\.1:\d+/simple/: (read http://127\.0\.0\.1:\d+/simple/nvidia-cuda-runtime(-cu1[12])?/: no data for 200ms(; |$)){3}$`},
+			// Four pages at once (the runtime's projects and the
+			// meta-package's), each retried twice with PyPI's own backoff:
+			// one line per retry.
+			[]string{pypiRetry, pypiRetry, pypiRetry, pypiRetry, pypiRetry, pypiRetry, pypiRetry, pypiRetry},
+			`^install 12\.4 --source pypi: list CUDA releases on http://127\.0\.0\.1:\d+/simple/: (read http://127\.0\.0\.1:\d+/simple/(nvidia-cuda-runtime(-cu1[12])?|cuda-toolkit)/: no data for 200ms(; |$)){4}$`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {

@@ -94,7 +94,10 @@ func TestAReinstallLinksTheCachedUnpackedFilesReadOnly(t *testing.T) {
 	}
 	again := installMinimal(t, in)
 	for rel, fi := range storeFiles(t, again.Dir) {
-		if twin := cacheTwin(t, w.cache, fi); twin == "" {
+		// What cudaenv writes itself (link stubs, version files) is no
+		// wheel's file, and read-only all the same.
+		generated := strings.HasPrefix(rel, "lib/stubs/") || rel == "version.json" || rel == "version.txt"
+		if twin := cacheTwin(t, w.cache, fi); twin == "" && !generated {
 			t.Errorf("%s is not a link to the cache of unpacked wheels", rel)
 		}
 		if fi.Mode().Perm()&0o222 != 0 {

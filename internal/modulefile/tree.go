@@ -115,7 +115,7 @@ func moduleOf(ent *store.Entry) Module {
 		Family:  "cuda",
 		Version: ent.Name,
 		Whatis:  fmt.Sprintf("CUDA Toolkit %s", ent.Version),
-		Help:    fmt.Sprintf("CUDA Toolkit %s at %s (installed by cudaenv from %s). Sets PATH, LD_LIBRARY_PATH, CUDA_HOME, CUDA_PATH and CUDACXX as cudaenv's shell hook does.", ent.Version, ent.Path, from),
+		Help:    fmt.Sprintf("CUDA Toolkit %s at %s (installed by cudaenv from %s). Sets PATH, LD_LIBRARY_PATH, LIBRARY_PATH (its link stubs), CUDA_HOME, CUDA_PATH, CUDAToolkit_ROOT and CUDACXX as cudaenv's shell hook does.", ent.Version, ent.Path, from),
 		Env:     activate.Want(activate.Resolved{CUDA: ent}, "linux"),
 	}
 }

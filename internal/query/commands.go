@@ -30,6 +30,17 @@ func Current(in *In) error {
 	}
 	// The source is a path from wherever the user cd'ed to.
 	fmt.Fprintf(in.Stdout, "%s (set by %s%s)\n", label, termsafe.Escape(r.Selection.Source.String()), whichStore(r))
+	if r.CUDA != nil && r.CUDA.Receipt.Source == "" {
+		// The fast resolve reads no receipt: the selected toolkit's, for
+		// the builds install --for gave it.
+		r = WithReceipts(in, r)
+	}
+	if r.CUDA != nil {
+		if d := r.CUDA.Receipt.DiffersText(); d != "" {
+			// Receipts are the store's; escaped all the same.
+			fmt.Fprintf(in.Stdout, "  CUDA %s with builds not its own: %s\n", r.CUDA.Version, termsafe.Escape(d))
+		}
+	}
 	return nil
 }
 
@@ -357,6 +368,7 @@ func cmakeOf(r activate.Resolved, goos string) export.CMake {
 			for n, v := range activate.LibraryVars(t, e.Path) {
 				c.Libraries[n] = v
 			}
+			c.PrefixPath = append(c.PrefixPath, e.Path)
 		}
 	}
 	return c

@@ -40,6 +40,10 @@ type listed struct {
 	// installed (a link made elsewhere, a chmod undone): their content was
 	// not read; cudaenv verify reads them.
 	Unchecked int `json:"unchecked,omitempty"`
+	// Differs maps each component whose build is not the release's own
+	// (install --for) to the release's own version ("" when none).
+	Differs     map[string]string `json:"differs,omitempty"`
+	differsText string
 }
 
 // List lists installed and linked versions (args: none) with their
@@ -108,6 +112,22 @@ func List(in *In, args []string, asJSON bool) error {
 	return nil
 }
 
+// Holds says what an installed entry holds, as list and install say it:
+// "default profile, 14 components" for CUDA; for a library (cuDNN, NCCL,
+// …), installed whole, most often from one archive or wheel, only a count
+// of more than one ("full profile, 1 component" would say nothing).
+func Holds(k store.Kind, profile string, components int) string {
+	var what []string
+	library := k != store.CUDA
+	if profile != "" && !library {
+		what = append(what, profile+" profile")
+	}
+	if components > 1 || (components == 1 && !library) {
+		what = append(what, Plural(components, "component"))
+	}
+	return strings.Join(what, ", ")
+}
+
 // details is the text after the version: where it came from, what it
 // holds, its size, and why it is active.
 func (r listed) details() string {
@@ -127,14 +147,8 @@ func (r listed) details() string {
 		parts = append(parts, "(yours, in front of the system store's)")
 	}
 	var what []string
-	// A library (cuDNN, NCCL, …) is installed whole, most often from one
-	// archive or wheel: "full profile, 1 component" would say nothing.
-	library := r.Kind != string(store.CUDA)
-	if r.Profile != "" && !library {
-		what = append(what, r.Profile+" profile")
-	}
-	if r.Components > 1 || (r.Components == 1 && !library) {
-		what = append(what, Plural(r.Components, "component"))
+	if h := Holds(store.Kind(r.Kind), r.Profile, r.Components); h != "" {
+		what = append(what, h)
 	}
 	if r.LibrariesOnly && r.LinkTarget != "" {
 		what = append(what, "libraries only")
@@ -144,6 +158,9 @@ func (r listed) details() string {
 	}
 	if r.SizeBytes != nil {
 		parts = append(parts, HumanBytes(*r.SizeBytes))
+	}
+	if r.differsText != "" {
+		parts = append(parts, "with builds not its own: "+r.differsText)
 	}
 	if r.Broken != nil {
 		parts = append(parts, "(broken: "+*r.Broken+")")
@@ -189,7 +206,9 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 		Profile:    ent.Receipt.Profile,
 		Components: len(ent.Receipt.Components),
 		Store:      "user",
+		Differs:    ent.Receipt.Differs,
 	}
+	r.differsText = ent.Receipt.DiffersText()
 	if ent.System {
 		r.Store = "system"
 	}

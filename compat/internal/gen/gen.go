@@ -85,6 +85,21 @@ var tables = []table{
 		},
 	},
 	{
+		file: "torch_pypi.tsv", varName: "torchPyPIRows", typeName: "torchPyPIRow",
+		columns: []column{
+			{"torch", "torch", version, true},
+			{"platform", "platform", text, true},
+			{"variant", "variant", text, true},
+			{"cuda", "cuda", version, false},
+			{"cudnn", "cudnn", version, false},
+			{"nccl", "nccl", version, false},
+			{"cusparselt", "cusparselt", version, false},
+			{"nvshmem", "nvshmem", version, false},
+			{"note", "note", text, false},
+			{"source", "source", text, true},
+		},
+	},
+	{
 		file: "gpu_arch.tsv", varName: "archRows", typeName: "archRow",
 		columns: []column{
 			{"capability", "capability", version, true},

@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/cudaenv/cudaenv/fetch/fetchtest"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
 )
 
@@ -33,12 +35,16 @@ const (
 // tensorflow, the cuda-toolkit meta-package, ...) with the METADATA given.
 type FrameworkWheel struct {
 	Project, Version string
-	Build            string   // optional build tag: torch-2.10.0-3-...
-	Python           string   // python and abi tag; default cp312
-	Platform         string   // wheel platform tag; default manylinux_2_28_x86_64
-	Requires         []string // Requires-Dist lines
-	ProvidesExtra    []string
-	Serve            ServeMode
+	Build            string // optional build tag: torch-2.10.0-3-...
+	Python           string // python tag; default cp312
+	// ABI is the abi tag: default the python tag for cp3N, else none
+	// (cp38-abi3: ABI "abi3").
+	ABI            string
+	Platform       string   // wheel platform tag; default manylinux_2_28_x86_64
+	RequiresPython string   // listed on the page, e.g. ">=3.10"
+	Requires       []string // Requires-Dist lines
+	ProvidesExtra  []string
+	Serve          ServeMode
 	// Padding adds that many stored (incompressible) bytes, so the wheel
 	// is too big to be read whole.
 	Padding int
@@ -48,6 +54,21 @@ type FrameworkWheel struct {
 	// BadRange answers every range request with the file's first bytes,
 	// labelled as such (a server that ignores the offset).
 	BadRange bool
+	// Zip64Entries, when set, ends the wheel with a zip64 end of central
+	// directory record claiming that many entries (its directory holds
+	// the real ones): archive/zip sizes its list of entries from it.
+	Zip64Entries uint64
+	// Zip64DirSize, when set with Zip64Entries, is the size of the
+	// central directory that record claims.
+	Zip64DirSize uint64
+	// ClaimSHA256, when set, is the sha256 the index page lists for the
+	// wheel instead of its own (a hostile index claiming an honest
+	// wheel's).
+	ClaimSHA256 string
+	// ClaimSize, when set, is the size the index page lists and the
+	// server serves: zeros, then the wheel's bytes at the end (so the
+	// archive is found where a reader looks for it).
+	ClaimSize int64
 }
 
 // Frameworks adds framework wheels to the index, each project listed with
@@ -82,6 +103,9 @@ func (w FrameworkWheel) Filename() string {
 	abi := py
 	if !strings.HasPrefix(py, "cp") {
 		abi = "none"
+	}
+	if w.ABI != "" {
+		abi = w.ABI
 	}
 	plat := w.Platform
 	if plat == "" {
@@ -122,7 +146,50 @@ func (w FrameworkWheel) build() ([]byte, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	if w.Zip64Entries == 0 {
+		return b.Bytes(), nil
+	}
+	return w.zip64End(b.Bytes()), nil
+}
+
+// zip64End ends data with a zip64 end record claiming w.Zip64Entries
+// entries; with ClaimSize, the locator counts from the start of the bytes
+// served (zeros first).
+func (w FrameworkWheel) zip64End(data []byte) []byte {
+	at := uint64(0)
+	if w.ClaimSize > 0 {
+		at = uint64(w.ClaimSize) - (56 + 20 + 22) // the record, its locator, the end record
+	}
+	return fetchtest.Zip64End(data, w.Zip64Entries, w.Zip64DirSize, at)
+}
+
+// claimed is the bytes a wheel is served as: its data, after zeros up to
+// ClaimSize when that is set.
+type claimed struct {
+	data []byte
+	size int64
+}
+
+func (c claimed) ReadAt(p []byte, off int64) (int, error) {
+	if off >= c.size {
+		return 0, io.EOF
+	}
+	n := 0
+	start := c.size - int64(len(c.data))
+	for n < len(p) && off+int64(n) < c.size {
+		pos := off + int64(n)
+		if pos < start {
+			k := min(int64(len(p)-n), start-pos)
+			clear(p[n : n+int(k)])
+			n += int(k)
+			continue
+		}
+		n += copy(p[n:], c.data[pos-start:])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // addFrameworks builds the framework wheels into the index's projects.
@@ -148,28 +215,42 @@ func (ix *Index) addFrameworks() {
 // metadataOf is the core-metadata a page lists for a file: its sha256
 // when the index serves the .metadata file, else "".
 func (ix *Index) metadataOf(filename string) string {
-	fw, ok := ix.frameworks[filename]
-	if !ok || fw.Serve != ServeMetadata {
+	text, ok := ix.metadataText(filename)
+	if !ok {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(fw.MetadataText()))
+	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])
+}
+
+// metadataText is the .metadata file served for a wheel, if any: a
+// framework wheel's when it is served so, a generated wheel's always.
+func (ix *Index) metadataText(filename string) (string, bool) {
+	if fw, ok := ix.frameworks[filename]; ok {
+		return fw.MetadataText(), fw.Serve == ServeMetadata
+	}
+	if wh, ok := ix.Wheel(filename); ok && wh.Metadata != "" {
+		return wh.Metadata, true
+	}
+	return "", false
+}
+
+// requiresPython is what the page lists as a file's Requires-Python.
+func (ix *Index) requiresPython(filename string) string {
+	return ix.frameworks[filename].RequiresPython
 }
 
 // serveFramework serves a framework wheel or its .metadata as its
 // ServeMode says; false when name is no framework file.
 func (ix *Index) serveFramework(w http.ResponseWriter, r *http.Request, name string) bool {
 	if base, ok := strings.CutSuffix(name, ".metadata"); ok {
-		fw, ok := ix.frameworks[base]
+		text, ok := ix.metadataText(base)
 		if !ok {
-			return false
-		}
-		if fw.Serve != ServeMetadata {
 			http.NotFound(w, r)
 			return true
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
-		_, _ = w.Write([]byte(fw.MetadataText()))
+		_, _ = w.Write([]byte(text))
 		return true
 	}
 	fw, ok := ix.frameworks[name]
@@ -177,11 +258,16 @@ func (ix *Index) serveFramework(w http.ResponseWriter, r *http.Request, name str
 		return false
 	}
 	wh, _ := ix.Wheel(name)
+	var body io.ReadSeeker = bytes.NewReader(wh.Data)
+	size := int64(len(wh.Data))
+	if fw.ClaimSize > 0 {
+		body, size = io.NewSectionReader(claimed{wh.Data, fw.ClaimSize}, 0, fw.ClaimSize), fw.ClaimSize
+	}
 	switch fw.Serve {
 	case ServeWhole:
 		r.Header.Del("Range")
 	case ServeRanges:
-		if r.Header.Get("Range") == "" && r.Method == http.MethodGet && len(wh.Data) > 64<<10 {
+		if r.Header.Get("Range") == "" && r.Method == http.MethodGet && size > 64<<10 {
 			http.Error(w, "whole-file downloads of big wheels are refused here", http.StatusForbidden)
 			return true
 		}
@@ -197,6 +283,14 @@ func (ix *Index) serveFramework(w http.ResponseWriter, r *http.Request, name str
 		}
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(wh.Data))
+	http.ServeContent(w, r, name, time.Time{}, body)
 	return true
+}
+
+// listedSize is the size the index page gives a file.
+func (ix *Index) listedSize(wh Wheel) int64 {
+	if fw, ok := ix.frameworks[wh.Filename]; ok && fw.ClaimSize > 0 {
+		return fw.ClaimSize
+	}
+	return int64(len(wh.Data))
 }

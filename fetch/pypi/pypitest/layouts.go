@@ -110,6 +110,31 @@ CUDAFE_FLAGS    +=
 PTXAS_FLAGS     +=
 `
 
+// cudaH and nvmlH are a few declarations shaped like NVIDIA's cuda.h and
+// nvml.h (a versioned name by #define included), enough for link stubs.
+const (
+	cudaH = `#define cuCtxCreate cuCtxCreate_v4
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef int CUresult;
+typedef struct CUctx_st *CUcontext;
+CUresult cuInit(unsigned int Flags);
+CUresult cuDriverGetVersion(int *driverVersion);
+CUresult cuCtxCreate(CUcontext *pctx, void *params, unsigned int flags, int dev);
+CUresult cuGetErrorString(CUresult error, const char **pStr);
+#ifdef __cplusplus
+}
+#endif
+`
+	nvmlH = `#define nvmlInit nvmlInit_v2
+typedef int nvmlReturn_t;
+nvmlReturn_t nvmlInit(void);
+nvmlReturn_t nvmlShutdown(void);
+const char *nvmlErrorString(nvmlReturn_t result);
+`
+)
+
 // wheelFiles returns the entries of the wheel of a component, laid out like
 // NVIDIA's real wheel for that CUDA major and platform, with tiny contents.
 func wheelFiles(component, version string, cudaMajor int, platform string) []file {
@@ -166,6 +191,9 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 		fs = append(fs,
 			file{name: "include/cuda_runtime.h", body: "/* cuda_runtime.h " + version + " */\n"},
 			file{name: "include/cuda_runtime_api.h", body: "/* cuda_runtime_api.h */\n"},
+			// As the real wheel: the driver API's header (without the
+			// stub library NVIDIA's archive carries beside it).
+			file{name: "include/cuda.h", body: cudaH},
 		)
 		switch {
 		case windows:
@@ -179,6 +207,9 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 				fs = append(fs, file{name: "lib/libcudart_static.a", body: "!<arch>\n"}, file{name: "lib/libcudadevrt.a", body: "!<arch>\n"})
 			}
 		}
+	case "cuda_nvml_dev":
+		// The real wheel holds nvml.h alone.
+		fs = append(fs, file{name: "include/nvml.h", body: nvmlH})
 	case "cuda_crt":
 		fs = append(fs,
 			file{name: "include/crt/host_config.h", body: "/* crt/host_config.h */\n"},
@@ -212,7 +243,11 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 		if !ok {
 			name = strings.TrimPrefix(strings.TrimPrefix(component, "lib"), "cuda_")
 		}
-		fs = append(fs, file{name: "include/" + name + ".h", body: "/* " + name + ".h */\n"})
+		header := "/* " + name + ".h */\n"
+		if component == "cusparselt" { // as the real cusparseLt.h
+			header = "#include <cusparse.h>\n" + header
+		}
+		fs = append(fs, file{name: "include/" + name + ".h", body: header})
 		if component == "cudnn" { // as NVIDIA's wheels have it
 			p := append(strings.Split(version, "."), "0", "0", "0")
 			fs = append(fs, file{name: "include/cudnn_version.h", body: fmt.Sprintf("#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n", p[0], p[1], p[2])})
@@ -233,7 +268,7 @@ func wheelFiles(component, version string, cudaMajor int, platform string) []fil
 
 // wheelEntries places a wheel's files under its real root and adds the
 // Python package markers of CUDA 11/12 wheels and the dist-info folder.
-func wheelEntries(project, component, version string, cudaMajor int, platTag string, files []file) []file {
+func wheelEntries(project, component, version string, cudaMajor int, platTag string, files []file, requires []string) []file {
 	root := "nvidia/cu" + fmt.Sprint(cudaMajor) + "/"
 	var out []file
 	if r, ok := libraryRoot(component, cudaMajor); ok {
@@ -264,7 +299,7 @@ func wheelEntries(project, component, version string, cudaMajor int, platTag str
 		fmt.Fprintf(&tags, "Tag: py3-none-%s\n", t)
 	}
 	out = append(out,
-		file{name: dist + "METADATA", body: fmt.Sprintf("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s from pypitest\n", project, version, component)},
+		file{name: dist + "METADATA", body: GeneratedMetadata(project, component, version, requires)},
 		file{name: dist + "WHEEL", body: "Wheel-Version: 1.0\nGenerator: pypitest\nRoot-Is-Purelib: true\n" + tags.String()},
 		file{name: dist + "top_level.txt", body: "nvidia\n"},
 	)
@@ -296,4 +331,15 @@ func platformTag(platform string, cudaMajor int) string {
 		return "manylinux2014_" + arch + ".manylinux_2_17_" + arch
 	}
 	return "manylinux2014_" + arch
+}
+
+// GeneratedMetadata is the METADATA of a generated wheel: its name,
+// version, and the Requires-Dist lines WheelRequires gave its project.
+func GeneratedMetadata(project, component, version string, requires []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s from pypitest\n", project, version, component)
+	for _, r := range requires {
+		fmt.Fprintf(&b, "Requires-Dist: %s\n", r)
+	}
+	return b.String()
 }

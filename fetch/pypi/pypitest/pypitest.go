@@ -47,6 +47,10 @@ type config struct {
 	libraries  []pypi.Release
 	frameworks []FrameworkWheel
 	sdists     [][2]string // project, version
+	yanked     map[[2]string]bool
+	requires   map[string][]string
+	cacheable  bool
+	without    map[[2]string]bool
 }
 
 // HTMLOnly makes the index serve PEP 503 HTML whatever the client accepts.
@@ -79,6 +83,33 @@ func ExtraLibrary(library, version string, cudaMajors ...int) Option {
 		for _, m := range cudaMajors {
 			c.libraries = append(c.libraries, pypi.Release{Version: fmt.Sprint(m), Components: []pypi.Component{{ID: library, Version: version}}})
 		}
+	}
+}
+
+// WithoutVersion leaves one version of a project off the index (its
+// other versions stay): a release whose wheels the index has only some of.
+func WithoutVersion(project, version string) Option {
+	return func(c *config) { c.without[[2]string{pypi.NormalizeProject(project), version}] = true }
+}
+
+// Cacheable makes the index answer pages as PyPI does for caches: an
+// ETag, Cache-Control max-age=600, and 304 Not Modified to a request with
+// the page's ETag in If-None-Match.
+func Cacheable() Option { return func(c *config) { c.cacheable = true } }
+
+// Yanked marks every file of project==version yanked (PEP 592), as PyPI
+// lists cuDNN 9.25.0.15.
+func Yanked(project, version string) Option {
+	return func(c *config) { c.yanked[[2]string{pypi.NormalizeProject(project), version}] = true }
+}
+
+// WheelRequires gives every generated wheel of a project these
+// Requires-Dist lines (nvidia-cusolver-cu12 requires
+// nvidia-nvjitlink-cu12, …).
+func WheelRequires(project string, reqs ...string) Option {
+	return func(c *config) {
+		p := pypi.NormalizeProject(project)
+		c.requires[p] = append(c.requires[p], reqs...)
 	}
 }
 
@@ -162,6 +193,9 @@ type Wheel struct {
 	Filename  string
 	SHA256    string // of Data, whatever the index lists
 	Data      []byte
+	// Metadata is the METADATA a generated wheel carries, which the index
+	// also serves at <file>.metadata (PEP 658), as PyPI does.
+	Metadata string
 }
 
 type projectFiles struct {
@@ -196,7 +230,8 @@ type Index struct {
 // New starts an index; it stops when the test ends.
 func New(tb testing.TB, opts ...Option) *Index {
 	tb.Helper()
-	cfg := config{noHash: map[string]bool{}, wrongHash: map[string]bool{}, missing: map[string]bool{}, entries: map[string][]Entry{}}
+	cfg := config{noHash: map[string]bool{}, wrongHash: map[string]bool{}, missing: map[string]bool{}, entries: map[string][]Entry{},
+		yanked: map[[2]string]bool{}, requires: map[string][]string{}, without: map[[2]string]bool{}}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -300,6 +335,9 @@ func (ix *Index) generate(project string, p *projectFiles) []Wheel {
 			return // a framework's project: no placeholder sdist
 		}
 		for _, w := range p.wants {
+			if ix.cfg.without[[2]string{project, w.version}] {
+				continue
+			}
 			for _, platform := range ix.cfg.platforms {
 				tag := platformTag(platform, w.major)
 				files := wheelFiles(w.component, w.version, w.major, platform)
@@ -310,7 +348,7 @@ func (ix *Index) generate(project string, p *projectFiles) []Wheel {
 						files = append(files, file{name: e.Name, body: e.Body})
 					}
 				}
-				files = wheelEntries(project, w.component, w.version, w.major, tag, files)
+				files = wheelEntries(project, w.component, w.version, w.major, tag, files, ix.cfg.requires[project])
 				data, err := zipFiles(files)
 				if err != nil {
 					ix.tb.Errorf("pypitest: build wheel of %s %s: %v", project, w.version, err)
@@ -319,7 +357,8 @@ func (ix *Index) generate(project string, p *projectFiles) []Wheel {
 				filename := fmt.Sprintf("%s-%s-py3-none-%s.whl", strings.ReplaceAll(project, "-", "_"), w.version, tag)
 				sum := sha256.Sum256(data)
 				wh := Wheel{Project: project, Component: w.component, Version: w.version, Platform: platform,
-					Filename: filename, SHA256: hex.EncodeToString(sum[:]), Data: data}
+					Filename: filename, SHA256: hex.EncodeToString(sum[:]), Data: data,
+					Metadata: GeneratedMetadata(project, w.component, w.version, ix.cfg.requires[project])}
 				p.wheels = append(p.wheels, wh)
 				ix.files.Store(filename, &wh)
 			}
@@ -383,6 +422,9 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 	}
 	wheels := ix.generate(name, p)
 	listed := func(wh Wheel) string {
+		if fw, ok := ix.frameworks[wh.Filename]; ok && fw.ClaimSHA256 != "" {
+			return fw.ClaimSHA256
+		}
 		switch {
 		case ix.cfg.noHash[name]:
 			return ""
@@ -396,8 +438,9 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 			Filename string            `json:"filename"`
 			URL      string            `json:"url"`
 			Hashes   map[string]string `json:"hashes"`
-			Size     int               `json:"size"`
-			Yanked   bool              `json:"yanked"`
+			Size     int64             `json:"size"`
+			Yanked   any               `json:"yanked"`
+			Python   string            `json:"requires-python,omitempty"`
 			Core     map[string]string `json:"core-metadata,omitempty"`
 		}
 		page := struct {
@@ -415,7 +458,10 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 			if h := listed(wh); h != "" {
 				hashes["sha256"] = h
 			}
-			jf := jsonFile{Filename: wh.Filename, URL: "../../files/" + wh.Filename, Hashes: hashes, Size: len(wh.Data)}
+			jf := jsonFile{Filename: wh.Filename, URL: "../../files/" + wh.Filename, Hashes: hashes, Size: ix.listedSize(wh), Yanked: false, Python: ix.requiresPython(wh.Filename)}
+			if ix.cfg.yanked[[2]string{name, wh.Version}] {
+				jf.Yanked = "broken upload"
+			}
 			if h := ix.metadataOf(wh.Filename); h != "" {
 				jf.Core = map[string]string{"sha256": h}
 			}
@@ -425,8 +471,9 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 				page.Versions = append(page.Versions, wh.Version)
 			}
 		}
+		body, _ := json.Marshal(page)
 		w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
-		_ = json.NewEncoder(w).Encode(page)
+		ix.writePage(w, r, body)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -440,9 +487,31 @@ func (ix *Index) serveSimple(w http.ResponseWriter, r *http.Request) {
 		if h := ix.metadataOf(wh.Filename); h != "" {
 			core = " data-core-metadata=\"sha256=" + h + "\""
 		}
-		fmt.Fprintf(w, "<a href=\"%s\" data-requires-python=\"&gt;=3\"%s>%s</a><br />\n", html.EscapeString(href), core, html.EscapeString(wh.Filename))
+		if ix.cfg.yanked[[2]string{name, wh.Version}] {
+			core += " data-yanked=\"broken upload\""
+		}
+		rp := ix.requiresPython(wh.Filename)
+		if rp == "" {
+			rp = ">=3"
+		}
+		fmt.Fprintf(w, "<a href=\"%s\" data-requires-python=\"%s\"%s>%s</a><br />\n", html.EscapeString(href), html.EscapeString(rp), core, html.EscapeString(wh.Filename))
 	}
 	fmt.Fprint(w, "</body></html>\n")
+}
+
+// writePage answers a page body, as Cacheable says.
+func (ix *Index) writePage(w http.ResponseWriter, r *http.Request, body []byte) {
+	if ix.cfg.cacheable {
+		sum := sha256.Sum256(body)
+		etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Cache-Control", "max-age=600, public")
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	_, _ = w.Write(body)
 }
 
 func (ix *Index) serveRoot(w http.ResponseWriter, _ *http.Request) {
