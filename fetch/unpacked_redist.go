@@ -169,9 +169,14 @@ func (m *merger) extractCached(ctx context.Context, u *unpacker, f *os.File, st 
 	defer done()
 	err = m.place(ctx, entry, idx, rank, false)
 	var re *RefusedEntry
-	if errors.As(err, &re) {
-		// Changed between writing and linking: by nobody but this user.
-		return fmt.Errorf("the cache of unpacked trees changed while it was written (%s); run: cudaenv cache prune", re.Why)
+	if errors.As(err, &re) && ctx.Err() == nil {
+		// Changed or gone between writing and linking (a cache prune ran
+		// meanwhile): the archive is unpacked straight into the install,
+		// each of its names written again at the same rank.
+		if _, serr := f.Seek(0, io.SeekStart); serr != nil {
+			return fmt.Errorf("the cache of unpacked trees changed while it was written (%s): %w", re.Why, serr)
+		}
+		return m.extractFile(ctx, u, f, st, a, rank, checked)
 	}
 	return err
 }
