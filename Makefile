@@ -128,3 +128,10 @@ bench-pypi:
 # bench-resolve needs the network: it measures against pypi.org.
 bench-resolve:
 	bash bench/resolve/run.sh
+
+# bench-verify: the fast check as users run it, `cudaenv verify VERSION` of
+# a 1500-file toolkit and `list` with 10 of them, against same-run
+# baselines (see bench/verify/run.sh).
+.PHONY: bench-verify
+bench-verify:
+	bash bench/verify/run.sh

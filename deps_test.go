@@ -33,6 +33,8 @@ var allowed = map[string][]string{
 	"compat":              {"compat/internal/gen"}, // its test checks the generated tables
 	"internal/termsafe":   {},
 	"internal/rootfs":     {},                  // the rooted writer fetch and store share
+	"internal/ledger":     {},                  // the last checked state of files installs share by hard link
+	"internal/filelist":   {"internal/ledger"}, // every file of an installed tree, and the checks against it
 	"internal/linkstub":   {"internal/rootfs"}, // link stubs written into a tree through its rooted writer
 	"internal/cmakepkg":   {"internal/rootfs"}, // version.json and CMake packages written the same way
 	"internal/xz":         {},
@@ -45,21 +47,21 @@ var allowed = map[string][]string{
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/lockfile", "internal/testwait", "internal/version"},
 	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
-	"store":             {"internal/dirs", "internal/rootfs", "internal/testfs", "internal/testwait", "internal/version"},
+	"store":             {"internal/dirs", "internal/filelist", "internal/ledger", "internal/rootfs", "internal/testfs", "internal/testwait", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
 	"internal/query":    {"internal/activate", "internal/dirs", "internal/envdiff", "internal/export", "internal/hookenv", "internal/resolve", "internal/rootfs", "internal/termsafe", "shell", "shims", "store"}, // the read-only commands both binaries answer
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
 	"shims":             {"internal/activate", "internal/dirs", "internal/envdiff", "internal/resolve", "internal/termsafe", "internal/version", "store"},
 
-	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/rootfs", "internal/testwait", "internal/version", "internal/xz"}, // its tests use the mirror
+	"fetch":                                  {"fetch/fetchtest", "internal/atomicfile", "internal/filelist", "internal/ledger", "internal/rootfs", "internal/testwait", "internal/version", "internal/xz"}, // its tests use the mirror
 	"fetch/fetchtest":                        {"fetch"},
-	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/inflate", "internal/rootfs", "internal/termsafe", "internal/testwait", "internal/version"},
+	"fetch/pypi":                             {"fetch", "fetch/pypi/internal/catalog", "fetch/pypi/pypitest", "internal/filelist", "internal/inflate", "internal/ledger", "internal/rootfs", "internal/termsafe", "internal/testwait", "internal/version"},
 	"fetch/pypi/pypitest":                    {"fetch/fetchtest", "fetch/pypi", "fetch/pypi/internal/catalog"}, // fetchtest: hostile zip64 end records
 	"fetch/pypi/internal/catalog":            {},
 	"fetch/pypi/internal/catalog/gencatalog": {"fetch/pypi/internal/catalog"},
 
 	// The one place fetch and store meet: planning and carrying out installs.
-	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/cmakepkg", "internal/dirs", "internal/envpins", "internal/linkstub", "internal/lockfile", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
+	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/cmakepkg", "internal/dirs", "internal/envpins", "internal/filelist", "internal/linkstub", "internal/lockfile", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
 
 	// Container images: what install plans and unpacks, one layer per component, the activation's Env.
 	"internal/image": {"fetch", "fetch/fetchtest", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/envdiff", "internal/install", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},

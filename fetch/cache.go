@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/atomicfile"
+	"github.com/cudaenv/cudaenv/internal/ledger"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
@@ -40,9 +41,9 @@ const markerText = "Signature: 8a477f597d28d172789f06886806bc55\n" +
 	"# For information about cache directory tags see https://bford.info/cachedir/\n"
 
 // adoptable are the entries an unmarked folder may hold and still be taken
-// as cudaenv's: its own folders, and the hook's stamps (and bundle
-// imports' folders, see ImportPrefix).
-var adoptable = append([]string{"stamps"}, cacheFolders...)
+// as cudaenv's: its own folders, the hook's stamps and the ledger of
+// shared files (and bundle imports' folders, see ImportPrefix).
+var adoptable = append([]string{"stamps", ledger.Folder}, cacheFolders...)
 
 // markCache creates the cache folder if needed and marks it as cudaenv's
 // when cudaenv made it, found it empty, or found only cudaenv's own
@@ -137,7 +138,12 @@ func PruneCache(dir string) ([]string, error) {
 			}
 			continue
 		}
-		if err := removeAllWhileUsed(p); err != nil {
+		remove := os.RemoveAll
+		if name == UnpackedFolder {
+			// The unpacked trees' files that stores keep go on vouched for.
+			remove = ledger.Open(dir).Remove
+		}
+		if err := removeAllWhileUsed(p, remove); err != nil {
 			return removed, err
 		}
 		removed = append(removed, p)
@@ -197,10 +203,10 @@ func pruneArchives(dir string) bool {
 // removeAllWhileUsed is os.RemoveAll of a cache folder that a running
 // command may add a file to meanwhile (a cached manifest): that file is
 // left, not an error ("directory not empty").
-func removeAllWhileUsed(p string) error {
-	err := os.RemoveAll(p)
+func removeAllWhileUsed(p string, remove func(string) error) error {
+	err := remove(p)
 	for try := 0; err != nil && try < 3 && errors.Is(err, syscall.ENOTEMPTY); try++ {
-		err = os.RemoveAll(p)
+		err = remove(p)
 	}
 	if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -106,6 +106,15 @@ type Client struct {
 	// their downloads and unpackers together stay within its limits (each
 	// Fetch's own Jobs and Unpackers still apply), largest archive first.
 	Slots *Slots
+	// OwnFiles: the tree Fetch fills must own its files (a system store,
+	// which its users check on their own): archives in the cache of
+	// unpacked trees are cloned or copied into it, never linked, and the
+	// others are unpacked straight into it.
+	OwnFiles bool
+	// NoUnpackedCache: archives are unpacked straight into the tree,
+	// never through the cache of unpacked trees (CacheDir is a bundle
+	// import's temporary folder, say).
+	NoUnpackedCache bool
 }
 
 // Progress receives download and extraction progress. Implementations must

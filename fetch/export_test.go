@@ -61,3 +61,11 @@ func BeforeExtract(f func(path string)) (restore func()) {
 
 // SizeText is rootfs.SizeText, for tests that check a message.
 var SizeText = rootfs.SizeText
+
+// CountUnpacks counts the archives Fetch opens to unpack until restore is
+// called. Tests using it must not run in parallel.
+func CountUnpacks() (count func() int, restore func()) {
+	var n atomic.Int64
+	unpackHook = func(*Artifact) { n.Add(1) }
+	return func() int { return int(n.Load()) }, func() { unpackHook = nil }
+}

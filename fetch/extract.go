@@ -21,6 +21,7 @@ import (
 
 	"github.com/mholt/archives"
 
+	"github.com/cudaenv/cudaenv/internal/filelist"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 	fastxz "github.com/cudaenv/cudaenv/internal/xz"
 )
@@ -36,6 +37,12 @@ import (
 type merger struct {
 	root string
 	tree *rootfs.Tree
+	// cache, if not nil, is the cache of unpacked trees archives go
+	// through (see unpacked_redist.go); readOnly: the merger fills an
+	// entry of it, whose files nobody may write.
+	cache    *UnpackedCache
+	readOnly bool
+	placed   []placedEntry // under mu
 
 	mu    sync.Mutex
 	owner map[string]int // rel path → rank of the archive that wrote it
@@ -106,6 +113,21 @@ func (m *merger) extract(ctx context.Context, u *unpacker, p string, a *Artifact
 	if err != nil {
 		return err
 	}
+	if unpackHook != nil {
+		unpackHook(a)
+	}
+	if m.cacheable(a) {
+		return m.extractCached(ctx, u, f, st, a, rank, checked)
+	}
+	return m.extractFile(ctx, u, f, st, a, rank, checked)
+}
+
+// unpackHook, when set, hears of each archive opened to be unpacked (a
+// test hook).
+var unpackHook func(a *Artifact)
+
+// extractFile unpacks the open archive f (st is its stat) into the tree.
+func (m *merger) extractFile(ctx context.Context, u *unpacker, f *os.File, st fs.FileInfo, a *Artifact, rank int, checked func(sha string, fi fs.FileInfo) bool) (err error) {
 	name := strings.ToLower(a.RelativePath)
 	if a.Unpack != nil || strings.HasSuffix(name, ".zip") {
 		// Random access: check the whole file first, then read it again.
@@ -487,13 +509,32 @@ func (m *merger) writeFile(ctx context.Context, rel string, r io.Reader, perm os
 		return err
 	}
 	tmp := m.tempName(rel)
+	if m.readOnly {
+		perm &^= 0o222
+	}
 	f, err := m.tree.Root().OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
+	if m.readOnly {
+		// The umask may have left write bits out, never put them in; the
+		// read bits it took are put back.
+		if err := f.Chmod(perm); err != nil {
+			f.Close()
+			m.tree.Root().Remove(tmp)
+			return err
+		}
+	}
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
+	// The install's file list takes each file's sum from here (see
+	// filelist.Sums), so it is hashed as it is written, not read again.
+	sums := filelist.SumsFrom(ctx)
+	var h hash.Hash
+	if sums != nil {
+		h = sha256.New()
+	}
 	var werr error
 	for {
 		if err := ctx.Err(); err != nil {
@@ -506,6 +547,9 @@ func (m *merger) writeFile(ctx context.Context, rel string, r io.Reader, perm os
 				werr = err
 				break
 			}
+			if h != nil {
+				h.Write(buf[:n])
+			}
 		}
 		if err == io.EOF {
 			break
@@ -513,6 +557,13 @@ func (m *merger) writeFile(ctx context.Context, rel string, r io.Reader, perm os
 		if err != nil {
 			werr = err
 			break
+		}
+	}
+	if werr == nil && h != nil {
+		if fi, err := f.Stat(); err == nil {
+			var sum [sha256.Size]byte
+			copy(sum[:], h.Sum(nil))
+			sums.Add(fi, sum)
 		}
 	}
 	if err := errors.Join(werr, f.Close()); err != nil {

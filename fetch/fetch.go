@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -146,6 +147,22 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 	}
 	sort.SliceStable(order, func(i, j int) bool { return arts[order[i]].Size > arts[order[j]].Size })
 
+	m, err := newMerger(dest)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
+	}
+	defer m.close()
+	if c.CacheDir != "" && !c.NoUnpackedCache && runtime.GOOS == "linux" {
+		// NVIDIA's archives are unpacked once, into the cache of unpacked
+		// trees, and cloned or linked from there (wheels do it in their
+		// Unpack and Reuse).
+		m.cache = NewUnpackedCache(c.CacheDir, c.Notice)
+		m.cache.OwnFiles = c.OwnFiles
+	}
+	// Whether the install succeeds or not, the cache's files it placed
+	// (and a failed one's trees, discarded, then leave) stay vouched for.
+	defer m.recordPlaced()
+
 	ready := &readyQueue{arts: arts, signal: make(chan struct{}, len(arts))}
 	obtain := &obtainer{c: c, dir: archiveDir, prog: prog, done: map[string]*obtained{}, shared: c.CacheDir != ""}
 
@@ -166,13 +183,18 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 				if ctx.Err() != nil {
 					return
 				}
-				if a := &arts[i]; a.Reuse != nil {
-					// Linking from the cache hashes every file: an unpacker's work.
+				if a := &arts[i]; a.Reuse != nil || m.reusable(a) {
+					// Placing from the cache may hash files: an unpacker's work.
 					done, err := c.Slots.unpack(ctx, a.Size)
 					if err != nil {
 						return
 					}
-					ok, err := a.Reuse(ctx, dest)
+					var ok bool
+					if a.Reuse != nil {
+						ok, err = a.Reuse(ctx, dest)
+					} else {
+						ok, err = m.reuse(ctx, a, i)
+					}
 					done()
 					if err != nil {
 						if ctx.Err() == nil {
@@ -205,11 +227,6 @@ func (c *Client) Fetch(ctx context.Context, arts []Artifact, dest string) (res *
 			}
 		}()
 	}
-	m, err := newMerger(dest)
-	if err != nil {
-		return nil, fmt.Errorf("fetch: %w", err)
-	}
-	defer m.close()
 	for w := 0; w < min(c.unpackers(), len(arts)); w++ {
 		exWG.Add(1)
 		go func() {

@@ -420,7 +420,11 @@ func TestFetchResumesAPartialDownloadLeftByAnEarlierRun(t *testing.T) {
 		t.Error("part file left behind")
 	}
 
+	// The archive is what these runs are about, not its unpacked tree,
+	// which would be reused without it.
+	forgetUnpacked := func() { os.RemoveAll(filepath.Join(c.CacheDir, fetch.UnpackedFolder)) }
 	t.Run("a part file with foreign bytes restarts once and verifies", func(t *testing.T) {
+		forgetUnpacked()
 		os.Remove(filepath.Join(dir, nvcc.SHA256))
 		os.WriteFile(filepath.Join(dir, nvcc.SHA256+".part"), []byte("garbage that is not the archive"), 0o644)
 		m.ResetCounts()
@@ -432,6 +436,7 @@ func TestFetchResumesAPartialDownloadLeftByAnEarlierRun(t *testing.T) {
 		}
 	})
 	t.Run("a corrupted cache entry is downloaded again", func(t *testing.T) {
+		forgetUnpacked()
 		p := filepath.Join(dir, nvcc.SHA256)
 		b, _ := os.ReadFile(p)
 		b[len(b)/2] ^= 0xff

@@ -5,10 +5,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cudaenv/cudaenv/internal/ledger"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
@@ -62,22 +64,35 @@ func NewWorkDir(dir, prefix string) (path string, done func(), err error) {
 		}
 		sweepImports(dir)
 	}
-	path, err = os.MkdirTemp(dir, prefix)
+	// Made under a dot name, which no sweeper takes, and renamed once its
+	// lock is held: a sweeper running meanwhile (another import, another
+	// unpacking in this process) would take an unlocked folder for an
+	// abandoned one and remove it.
+	// (Windows renames no folder with a file open in it.)
+	hide := "."
+	if runtime.GOOS == "windows" {
+		hide = ""
+	}
+	hidden, err := os.MkdirTemp(dir, hide+prefix)
 	if err != nil {
 		return "", nil, localize(err, inCache)
 	}
-	f, err := os.OpenFile(filepath.Join(path, ownerLock), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	path = filepath.Join(filepath.Dir(hidden), strings.TrimPrefix(filepath.Base(hidden), hide))
+	f, err := os.OpenFile(filepath.Join(hidden, ownerLock), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		var ok bool
 		if ok, err = tryLockFile(f); err == nil && !ok {
 			err = errors.New("lock taken") // a folder MkdirTemp just made: cannot be
+		}
+		if err == nil && hidden != path {
+			err = os.Rename(hidden, path)
 		}
 		if err != nil {
 			f.Close()
 		}
 	}
 	if err != nil {
-		os.RemoveAll(path)
+		os.RemoveAll(hidden)
 		return "", nil, localize(err, inCache)
 	}
 	return path, func() {
@@ -85,7 +100,9 @@ func NewWorkDir(dir, prefix string) (path string, done func(), err error) {
 		// then takes the folder only helps delete it.
 		unlockFile(f)
 		f.Close()
-		os.RemoveAll(path)
+		// Files it linked from the cache of unpacked trees (an image's
+		// build) stay vouched for in the stores that hold them too.
+		ledger.Open(dir).Remove(path)
 	}, nil
 }
 
@@ -111,7 +128,7 @@ func sweepImports(dir string) {
 // removeIfAbandoned deletes one import folder if no running import owns
 // it, and reports whether it did.
 func removeIfAbandoned(path string) bool {
-	return ifAbandoned(path, func() bool { return os.RemoveAll(path) == nil })
+	return ifAbandoned(path, func() bool { return ledger.Open(filepath.Dir(path)).Remove(path) == nil })
 }
 
 // ifAbandoned runs do on one import folder if no running import owns it

@@ -16,6 +16,14 @@ const (
 	oNonBlock = syscall.O_NONBLOCK
 )
 
+// deviceOf is the device a file is on.
+func deviceOf(fi fs.FileInfo) uint64 {
+	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(s.Dev)
+	}
+	return 0
+}
+
 // isLinkLoop reports the error O_NOFOLLOW gives for a symlink.
 func isLinkLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
 

@@ -15,6 +15,8 @@ const (
 	oNonBlock = 0
 )
 
+func deviceOf(fs.FileInfo) uint64 { return 0 }
+
 func isLinkLoop(error) bool { return false }
 
 func linkCount(fs.FileInfo) uint64 { return 1 }

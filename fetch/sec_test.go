@@ -440,7 +440,7 @@ func TestPruneCacheRemovesOnlyCudaenvsOwnFolders(t *testing.T) {
 		}
 	}
 	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
-	own := []string{"index", "manifests", "archives"}
+	own := []string{"index", "manifests", "archives", fetch.UnpackedFolder}
 
 	t.Run("a cache cudaenv created is emptied of downloads", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), `ca che "q" $x`)

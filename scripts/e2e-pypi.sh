@@ -6,7 +6,10 @@
 #   1. install the newest CUDA 13 (minimal profile) from PyPI; nvcc compiles
 #      AND links a vector-add program; uninstalled and installed again, it
 #      comes from the cache of unpacked wheels (nvcc a read-only hard link)
-#      and still builds vector-add;
+#      and still builds vector-add; cudaenv verify finds every file whole, a
+#      write through one store's libcudart is found from a second store
+#      sharing the cache (naming the first), and verify --repair puts both
+#      back (the cache's copy refused once);
 #   2. a CMake project (project(demo LANGUAGES CXX CUDA),
 #      find_package(CUDAToolkit), an executable linking CUDA::cudart, with a
 #      C++ source that includes a CCCL header) configures and builds with a
@@ -1081,6 +1084,36 @@ out=$(cudaenv exec 13 -- "$work/vadd" 2>&1)
 code=$?
 set -e
 ran vadd "$out" "$code"
+done_step
+
+step "(1c) every file of CUDA $cuda13 accounted for: a write through one store is found from another, and repaired"
+cudaenv verify "$cuda13"
+cudaenv verify "$cuda13" --full
+# A second store sharing the download cache gets the same files.
+store2="$work/store two"
+CUDAENV_ROOT="$store2" cudaenv install "$cuda13" --profile minimal
+lib=$(cd "$CUDAENV_ROOT/cuda/$cuda13" && ls lib/libcudart.so.* | head -1)
+[[ -n "$lib" ]] || die "no lib/libcudart.so.* in CUDA $cuda13"
+chmod u+w "$CUDAENV_ROOT/cuda/$cuda13/$lib"
+printf 'tampered' >>"$CUDAENV_ROOT/cuda/$cuda13/$lib"
+chmod a-w "$CUDAENV_ROOT/cuda/$cuda13/$lib"
+set +e
+out=$(CUDAENV_ROOT="$store2" cudaenv verify "$cuda13" 2>&1)
+code=$?
+set -e
+echo "$out"
+[[ $code == 1 ]] || die "verify in the second store exited $code, want 1"
+grep -q "^  $lib: size " <<<"$out" || die "verify in the second store did not name $lib"
+grep -q "the same files are in .*$CUDAENV_ROOT" <<<"$out" || die "verify did not name the first store's install"
+CUDAENV_ROOT="$store2" cudaenv list | grep -q "damaged: $lib" || die "list in the second store says nothing"
+out=$(CUDAENV_ROOT="$store2" cudaenv verify --repair "$cuda13" 2>&1) || die "verify --repair failed: $out"
+echo "$out"
+grep -q "unpacked copy of .* was changed since it was made" <<<"$out" || die "the cache's changed copy was not refused"
+cudaenv verify --repair "$cuda13" | tail -1
+cudaenv verify
+rm -f "$work/vadd"
+(cd "$work" && cudaenv exec 13 -- nvcc vadd.cu -o vadd)
+[[ -x "$work/vadd" ]] || die "nvcc built no program after the repair"
 done_step
 
 step "CMake from PyPI into a venv"

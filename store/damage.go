@@ -2,10 +2,7 @@ package store
 
 import (
 	"bytes"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 )
 
 // InstalledReceipt is the one reading of a receipt that every reader
@@ -31,35 +28,6 @@ var keyFiles = map[string][][2]string{
 	"cuda_nvcc":   {{"bin/nvcc", "bin/nvcc.exe"}},
 	"cuda_cudart": {{"include/cuda_runtime.h", ""}},
 	"cudnn":       {{"include/cudnn_version.h", "include/cudnn.h"}},
-}
-
-// Damage says what is wrong with an installed entry that its receipt
-// does not explain: a receipt field that does not decode, or a file its
-// components always have that is gone (bin/ deleted, say). It stats a few
-// files; nil for a whole entry, and for linked and broken ones (Err says
-// what is wrong with those).
-func (e Entry) Damage() error {
-	if e.Err != nil || e.Linked() {
-		return nil
-	}
-	if e.receiptErr != nil {
-		return fmt.Errorf("%s does not read: %v", ReceiptName, e.receiptErr)
-	}
-	var gone []string
-	for _, c := range e.Receipt.Components {
-		if c.ID == "cuda_nvcc" && e.Receipt.LibrariesOnly {
-			continue // the CUDA 12 nvcc wheel ships no nvcc
-		}
-		for _, f := range keyFiles[c.ID] {
-			if !exists(filepath.Join(e.Path, filepath.FromSlash(f[0]))) && (f[1] == "" || !exists(filepath.Join(e.Path, filepath.FromSlash(f[1])))) {
-				gone = append(gone, f[0]+" ("+c.ID+")")
-			}
-		}
-	}
-	if len(gone) > 0 {
-		return fmt.Errorf("%s missing", strings.Join(gone, ", "))
-	}
-	return nil
 }
 
 func exists(p string) bool {

@@ -120,7 +120,7 @@ func (s *Store) CleanStaging() {
 	for _, de := range des {
 		n := de.Name()
 		if strings.HasPrefix(n, "trash-") {
-			os.RemoveAll(filepath.Join(s.Dirs.Staging(), n))
+			s.ledger.Remove(filepath.Join(s.Dirs.Staging(), n))
 		} else if k, name, _, ok := splitLegacyStageName(n); ok {
 			add(k, name)
 		}

@@ -24,6 +24,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/filelist"
+	"github.com/cudaenv/cudaenv/internal/ledger"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 	"github.com/cudaenv/cudaenv/internal/version"
 )
@@ -64,8 +66,14 @@ type Receipt struct {
 	// InstalledBytes is the size of the entry's files when it was
 	// installed (rootfs.Size), so that list need not walk thousands of
 	// files; 0 in receipts written before it was recorded.
-	InstalledBytes int64     `json:"installed_bytes,omitempty"`
-	Installed      time.Time `json:"installed"`
+	InstalledBytes int64 `json:"installed_bytes,omitempty"`
+	// Files and FileList are the count of the entry's files and the
+	// sha256 of its file list (filelist.Name, beside the receipt), which
+	// names every file, folder and symlink with its mode, size, sha256
+	// and fingerprint; "" in receipts written before file lists.
+	Files     int       `json:"files,omitempty"`
+	FileList  string    `json:"file_list,omitempty"`
+	Installed time.Time `json:"installed"`
 }
 
 // Component is one installed archive.
@@ -125,6 +133,9 @@ type Entry struct {
 	// receiptErr: the receipt is one the store wrote (InstalledReceipt)
 	// but a field of it does not decode; see Damage.
 	receiptErr error
+	// ledger vouches for shared files whose fingerprint went stale (see
+	// Check); nil for none.
+	ledger *ledger.Ledger
 }
 
 // Linked reports whether the entry adopts a toolkit that lives elsewhere.
@@ -156,13 +167,16 @@ type Store struct {
 	// because another ordinary user owns it or others may write it, once.
 	Warn  func(string)
 	trust *trustCheck
+	// ledger is the download cache's record of shared files' states (see
+	// package ledger), nil when there is no cache folder.
+	ledger *ledger.Ledger
 }
 
 // New returns the store laid out by d, with d.System's store beside it.
 func New(d dirs.Dirs) *Store {
-	s := &Store{Dirs: d}
+	s := &Store{Dirs: d, ledger: ledger.Open(d.Cache)}
 	if d.System != "" && !samePath(d.System, d.Root) {
-		s.System = &Store{Dirs: dirs.Dirs{Root: d.System}}
+		s.System = &Store{Dirs: dirs.Dirs{Root: d.System}, ledger: s.ledger}
 		s.trust = &trustCheck{}
 	}
 	return s
@@ -298,7 +312,7 @@ func (s *Store) GetOwn(k Kind, name string) (Entry, bool) {
 
 func (s *Store) load(k Kind, name string, v version.Version, major int) (Entry, bool) {
 	dir := filepath.Join(s.kindDir(k), name)
-	e := Entry{Kind: k, Name: name, Version: v, CUDAMajor: major, Dir: dir, Path: dir}
+	e := Entry{Kind: k, Name: name, Version: v, CUDAMajor: major, Dir: dir, Path: dir, ledger: s.ledger}
 	data, err := os.ReadFile(filepath.Join(dir, ReceiptName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return e, false
@@ -364,6 +378,14 @@ func uninstallArg(e Entry) string {
 // every rename stays inside one folder, on one file system, even when
 // cuda/ is a link to another disk.
 func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, error)) (Entry, error) {
+	return s.InstallFiles(k, name, nil, fill)
+}
+
+// InstallFiles is Install for a fill that reports the sha256 of the files
+// it writes or links into sums (see filelist.Sums), so that the entry's
+// file list is written without reading them again; files it has no sum
+// for are hashed.
+func (s *Store) InstallFiles(k Kind, name string, sums *filelist.Sums, fill func(stage string) (Receipt, error)) (Entry, error) {
 	v, major, err := parseName(k, name)
 	if err != nil {
 		return Entry{}, fmt.Errorf("invalid store name %q", name)
@@ -387,7 +409,7 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 	keep := false
 	defer func() {
 		if !keep {
-			discard(stage, trashPrefix+name+"-")
+			s.discard(stage, trashPrefix+name+"-")
 		}
 	}()
 	r, err := fill(stage)
@@ -409,17 +431,24 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 	}
 	step("filled")
 	r.Kind, r.Version, r.CUDAMajor = k, v.String(), major
-	r.InstalledBytes = rootfs.Size(stage)
 	if r.Installed.IsZero() {
 		r.Installed = time.Now().UTC()
 	}
-	if err := writeReceipt(stage, r); err != nil {
-		return Entry{}, err
-	}
 	if s.Shared {
+		// Before the list: its fingerprints are of the files as they stay.
 		if err := readableByAll(stage); err != nil {
 			return Entry{}, fmt.Errorf("install %s: %w", lockLabel(k, name), err)
 		}
+	}
+	if r.Source != "link" {
+		// A linked entry's files are not the store's: its receipt stays
+		// as the fast shim reads it, and nothing lists them.
+		if err := s.writeFileList(stage, sums, &r); err != nil {
+			return Entry{}, fmt.Errorf("install %s: %w", lockLabel(k, name), err)
+		}
+	}
+	if err := writeReceipt(stage, r, s.Shared); err != nil {
+		return Entry{}, err
 	}
 	step("staged")
 	final := filepath.Join(dir, name)
@@ -434,7 +463,7 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 		if err == nil {
 			keep = true
 			step("placed")
-			discard(stage, trashPrefix+name+"-")
+			s.discard(stage, trashPrefix+name+"-")
 			e, _ := s.Get(k, name)
 			return e, e.Err
 		}
@@ -456,7 +485,7 @@ func (s *Store) Install(k Kind, name string, fill func(stage string) (Receipt, e
 	keep = true
 	step("placed")
 	if old != "" {
-		discard(old, trashPrefix+name+"-")
+		s.discard(old, trashPrefix+name+"-")
 	}
 	e, _ := s.Get(k, name)
 	return e, e.Err
@@ -481,22 +510,23 @@ var step = func(string) {}
 // discard deletes a tree by first renaming it into a new trash folder
 // (named by pattern, see os.MkdirTemp) beside it, so a kill halfway through
 // the deletion never leaves a half tree under a name that means something
-// (an entry, or an aside that settle would put back).
+// (an entry, or an aside that settle would put back). Files it shares with
+// the cache stay vouched for (ledger.Remove).
 //
 // With no inode left for a new folder (a full file system, a cluster's
 // file-count quota), which is when a failed install's tree most needs
 // deleting, the tree itself is renamed to a trash name (a rename needs no
 // new inode), or, a half-built tree meaning nothing, deleted in place.
-func discard(path, pattern string) {
+func (s *Store) discard(path, pattern string) {
 	trash, err := os.MkdirTemp(filepath.Dir(path), pattern)
 	if err != nil {
 		renamed := filepath.Join(filepath.Dir(path), pattern+"r"+strconv.FormatInt(time.Now().UnixNano(), 36))
 		switch {
 		case os.Rename(path, renamed) == nil:
 			step("trashed")
-			os.RemoveAll(renamed)
+			s.ledger.Remove(renamed)
 		case strings.HasPrefix(filepath.Base(path), stagePrefix):
-			os.RemoveAll(path)
+			s.ledger.Remove(path)
 		}
 		return
 	}
@@ -505,7 +535,7 @@ func discard(path, pattern string) {
 		return
 	}
 	step("trashed")
-	os.RemoveAll(trash)
+	s.ledger.Remove(trash)
 }
 
 // settle puts an entry back in order after an interrupted install or
@@ -563,13 +593,13 @@ func (s *Store) settle(k Kind, name string) {
 	}
 	for _, p := range append(stages, asides...) {
 		if filepath.Dir(p) == legacy {
-			discard(p, "trash-") // CleanStaging deletes these
+			s.discard(p, "trash-") // CleanStaging deletes these
 		} else {
-			discard(p, trashPrefix+name+"-")
+			s.discard(p, trashPrefix+name+"-")
 		}
 	}
 	for _, p := range trash {
-		os.RemoveAll(p)
+		s.ledger.Remove(p)
 	}
 }
 
@@ -621,22 +651,34 @@ func (s *Store) checkUTF8(paths ...string) error {
 
 // writeReceipt writes the receipt as a new file through a root opened on
 // the tree: a receipt.json already there (a file or link an archive
-// shipped) fails the install rather than being written through.
-func writeReceipt(dir string, r Receipt) error {
+// shipped) fails the install rather than being written through. In a
+// shared store it is readable by all whatever the umask.
+func writeReceipt(dir string, r Receipt, shared bool) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
+	return writeOwned(dir, ReceiptName, append(data, '\n'), shared)
+}
+
+// writeOwned writes one of the files cudaenv writes into a tree beside its
+// files (the receipt, the file list) as a new file.
+func writeOwned(dir, name string, data []byte, shared bool) error {
 	t, err := rootfs.Open(dir)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	if err := t.WriteNew(ReceiptName, append(data, '\n'), 0o644); err != nil {
+	if err := t.WriteNew(name, data, 0o644); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("refusing to install: the tree already has a %s, which only cudaenv writes (a hostile archive?)", ReceiptName)
+			return fmt.Errorf("refusing to install: the tree already has a %s, which only cudaenv writes (a hostile archive?)", name)
 		}
-		return fmt.Errorf("write %s: %w", ReceiptName, err)
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if shared {
+		if err := t.Root().Chmod(name, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
 	}
 	return nil
 }
@@ -658,5 +700,5 @@ func (s *Store) Remove(e Entry) error {
 		return fmt.Errorf("uninstall %s: %w", e.Label(), err)
 	}
 	step("trashed")
-	return os.RemoveAll(trash)
+	return s.ledger.Remove(trash)
 }

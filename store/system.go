@@ -3,11 +3,13 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
 // NewSystem returns the system store (d.System) as its admin writes it:
@@ -77,7 +79,10 @@ func (s *Store) mkdirKind(dir string) error {
 // folders 0755, executables 0755, other files 0644. The umask and the
 // archives' own modes are overridden, group and other write bits and
 // setuid/setgid are dropped, so that users can read and run everything
-// and change nothing. Links are left as they are.
+// and change nothing. Links are left as they are. A file with other names
+// (a hard link to the download cache, or to another store) is never
+// chmod'ed, which would change it for all of them: it is replaced by a
+// copy of its own with the mode wanted.
 func readableByAll(root string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -106,9 +111,43 @@ func readableByAll(root string) error {
 		if fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) == want {
 			return nil
 		}
+		if fi.Mode().IsRegular() && rootfs.Links(fi) > 1 {
+			if err := ownCopy(p, want); err != nil {
+				return fmt.Errorf("make %s readable by all: %w", p, err)
+			}
+			return nil
+		}
 		if err := os.Chmod(p, want); err != nil {
 			return fmt.Errorf("make %s readable by all: %w", p, err)
 		}
 		return nil
 	})
+}
+
+// ownCopy replaces the file p, which has other names, by a copy of its
+// own with mode perm, so that the other names keep theirs.
+func ownCopy(p string, perm fs.FileMode) error {
+	in, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.CreateTemp(filepath.Dir(p), ".cudaenv-copy-*")
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Chmod(perm)
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(out.Name(), p)
+	}
+	if err != nil {
+		os.Remove(out.Name())
+	}
+	return err
 }

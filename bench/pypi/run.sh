@@ -5,6 +5,7 @@
 # already in each tool's cache), rounds interleaved.
 #
 #   bench/pypi/run.sh [-runs 3] [-sets cu13,torch] [-work DIR] [-cudaenv BIN] [-pip 0]
+#                     [-before BIN] [-redist MB]
 #
 # Sets: cu13 is `install 13.4.2 --profile minimal` (5 wheels, 121 MiB);
 # torch is `install --for torch==2.5.1` (CUDA 12.4.1's default profile and
@@ -15,9 +16,17 @@
 # are installed from PyPI into a venv in WORK. CPU is user+sys of the
 # command and its children, steadier than wall time on a shared machine.
 # -pip 0 leaves pip out (minutes a round on the torch set). Each timed
-# command starts after sync and 2 s of quiet.
+# command starts after sync and 2 s of quiet. Warm, uv runs twice: with
+# --link-mode copy, and with its default link mode (hard links from its
+# cache on Linux), the figure cudaenv's warm install is held to.
+# -before BIN runs an older cudaenv in the same rounds (its own store and
+# cache), for after/before ratios. -redist MB adds, in the cu13 set's
+# rounds, NVIDIA's redist archives: a toolkit of MB unpacked (real
+# binaries and headers, bench/install's generator, served on the
+# loopback) installed cold and then again into a fresh store from the
+# cached archives, held to uv's warm default install of the same round.
 set -euo pipefail
-RUNS=3 SETS=cu13,torch WORK=/tmp/cudaenv-bench-pypi CUDAENV= PIP=1
+RUNS=3 SETS=cu13,torch WORK=/tmp/cudaenv-bench-pypi CUDAENV= PIP=1 BEFORE= REDIST=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -runs) RUNS=$2; shift 2;;
@@ -25,6 +34,8 @@ while [ $# -gt 0 ]; do
     -work) WORK=$2; shift 2;;
     -cudaenv) CUDAENV=$2; shift 2;;
     -pip) PIP=$2; shift 2;;
+    -before) BEFORE=$2; shift 2;;
+    -redist) REDIST=$2; shift 2;;
     *) echo "unknown flag $1" >&2; exit 2;;
   esac
 done
@@ -79,22 +90,39 @@ ratio() { echo "$1/$2" | bc -l; }
 IFS=, read -r -a sets <<< "$SETS"
 for s in "${sets[@]}"; do prepare "$s"; done
 
+# The redist toolkit, generated once (real binaries and headers when this
+# machine has them) and served on the loopback while the benchmark runs.
+RBASE= RSERVER=
+if [ "$REDIST" -gt 0 ]; then
+  go build -o "$WORK/benchinstall" ./bench/install
+  RMIRROR="$WORK/redist-$REDIST"
+  if [ ! -f "$RMIRROR/urls.txt" ]; then
+    from=; [ -d /usr/lib/x86_64-linux-gnu ] && [ -d /usr/include ] && from=/usr/lib/x86_64-linux-gnu:/usr/include
+    "$WORK/benchinstall" gen -dir "$RMIRROR" -mb "$REDIST" ${from:+-from "$from"}
+  fi
+  "$WORK/benchinstall" serve -dir "$RMIRROR" > "$WORK/rserve.out" &
+  RSERVER=$!
+  for _ in $(seq 50); do [ -s "$WORK/rserve.out" ] && break; sleep 0.1; done
+  RBASE=$(head -1 "$WORK/rserve.out")
+fi
+trap 'kill $RSERVER 2>/dev/null || true' EXIT
+
 for set in "${sets[@]}"; do
   IDX="$WORK/index-$set"
   port=$((20000 + RANDOM % 20000))
   "$PY" -m http.server -b 127.0.0.1 -d "$IDX" "$port" > /dev/null 2>&1 &
   SERVER=$!
-  trap 'kill $SERVER 2>/dev/null || true' EXIT
+  trap 'kill $SERVER $RSERVER 2>/dev/null || true' EXIT
   URL="http://127.0.0.1:$port/simple/"
   for _ in $(seq 50); do curl -sf "$URL" -o /dev/null 2>/dev/null && break; curl -sf "${URL}nvidia-cudnn-cu12/" -o /dev/null 2>/dev/null && break; sleep 0.1; done
   sleep 0.3
   echo
   echo "set $set: $(wc -l < "$IDX/requirements.txt") wheels, $(du -sh "$IDX/files" | cut -f1); cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg); uv $("$UV" --version | cut -d' ' -f2); pip $("$PY" -m pip --version | cut -d' ' -f2)"
   printf "%-4s %-6s %-26s %8s %8s %10s\n" run cache tool wall_s cpu_s maxrss_MiB
-  cw=() cc=() ww=() wc_=() wh=() rss=0
+  cw=() cc=() ww=() wc_=() wh=() rss=0 bcw=() bcc=() bww=() bwc=() rw=() rc=() rwh=() brw=()
   R="$WORK/run-$set"
   for r in $(seq "$RUNS"); do
-    rm -rf "$R"; mkdir -p "$R/c/home" "$R/uvcache" "$R/pipcache"
+    rm -rf "$R"; mkdir -p "$R/c/home" "$R/b/home" "$R/r/home" "$R/rb/home" "$R/uvcache" "$R/pipcache"
     row() { printf "%-4s %-6s %-26s %8.2f %8.2f %10.1f\n" "$r" "$1" "$2" "$3" "$5" "$(echo "$4/1024" | bc -l)"; }
     # cold
     read -r w1 m1 c1 < <(measure env $(env_for "$R/c") CUDAENV_PYPI_INDEX="$URL" "$CUDAENV" $(args_for "$set"))
@@ -108,20 +136,45 @@ for set in "${sets[@]}"; do
       read -r w3 m3 c3 < <(measure "$R/pip1/bin/pip" install -q --disable-pip-version-check --no-deps --index-url "$URL" --cache-dir "$R/pipcache" -r "$IDX/requirements.txt")
       row cold "pip install" "$w3" "$m3" "$c3"
     fi
-    # warm: the archives are cached; a fresh store / venv
-    rm -rf "$R/c/root"
-    read -r w4 m4 c4 < <(measure env $(env_for "$R/c") CUDAENV_PYPI_INDEX="$URL" "$CUDAENV" $(args_for "$set"))
+    # warm: the archives are cached; a fresh store / venv. The cold
+    # store stays, as uv's cold venv does: removing it with rm -rf would
+    # touch every cached file (its link count), and the next install would
+    # read them all again to tell that from a change.
+    read -r w4 m4 c4 < <(measure env $(env_for "$R/c") CUDAENV_ROOT="$R/c/root2" CUDAENV_PYPI_INDEX="$URL" "$CUDAENV" $(args_for "$set"))
     row warm cudaenv "$w4" "$m4" "$c4"
     "$UV" venv -q --python "$PY" "$R/uv2"
     read -r w5 m5 c5 < <(measure "$UV" pip install -q --python "$R/uv2/bin/python" --no-deps --link-mode copy --index-url "$URL" --cache-dir "$R/uvcache" -r "$IDX/requirements.txt")
     row warm "uv pip install (copy)" "$w5" "$m5" "$c5"
     "$UV" venv -q --python "$PY" "$R/uv3"
     read -r w6 m6 c6 < <(measure "$UV" pip install -q --python "$R/uv3/bin/python" --no-deps --index-url "$URL" --cache-dir "$R/uvcache" -r "$IDX/requirements.txt")
-    row warm "uv pip install (hardlink)" "$w6" "$m6" "$c6"
+    row warm "uv pip install (default)" "$w6" "$m6" "$c6"
     if [ "$PIP" = 1 ]; then
       "$PY" -m venv "$R/pip2"
       read -r w7 m7 c7 < <(measure "$R/pip2/bin/pip" install -q --disable-pip-version-check --no-deps --index-url "$URL" --cache-dir "$R/pipcache" -r "$IDX/requirements.txt")
       row warm "pip install" "$w7" "$m7" "$c7"
+    fi
+    if [ -n "$BEFORE" ]; then
+      # the older cudaenv, same commands, a store and cache of its own
+      read -r bw1 _ bc1 < <(measure env $(env_for "$R/b") CUDAENV_PYPI_INDEX="$URL" "$BEFORE" $(args_for "$set"))
+      row cold "cudaenv (before)" "$bw1" 0 "$bc1"
+      read -r bw4 _ bc4 < <(measure env $(env_for "$R/b") CUDAENV_ROOT="$R/b/root2" CUDAENV_PYPI_INDEX="$URL" "$BEFORE" $(args_for "$set"))
+      row warm "cudaenv (before)" "$bw4" 0 "$bc4"
+      bcw+=("$(ratio "$w1" "$bw1")") bcc+=("$(ratio "$c1" "$bc1")") bww+=("$(ratio "$w4" "$bw4")") bwc+=("$(ratio "$c4" "$bc4")")
+    fi
+    if [ -n "$RBASE" ] && [ "$set" = cu13 ]; then
+      rargs="install 12.4.1 --profile full --mirror $RBASE -q"
+      read -r rw1 rm1 rc1 < <(measure env $(env_for "$R/r") "$CUDAENV" $rargs)
+      row cold "cudaenv redist" "$rw1" "$rm1" "$rc1"
+      read -r rw2 rm2 rc2 < <(measure env $(env_for "$R/r") CUDAENV_ROOT="$R/r/root2" "$CUDAENV" $rargs)
+      row warm "cudaenv redist" "$rw2" "$rm2" "$rc2"
+      rw+=("$(ratio "$rw2" "$w6")") rc+=("$(ratio "$rc2" "$c6")") rwh+=("$(ratio "$rw2" "$rw1")")
+      for m in "$rm1" "$rm2"; do [ "$m" -gt "$rss" ] && rss=$m; done
+      if [ -n "$BEFORE" ]; then
+        read -r _ _ _ < <(measure env $(env_for "$R/rb") "$BEFORE" $rargs)
+        read -r brw2 _ brc2 < <(measure env $(env_for "$R/rb") CUDAENV_ROOT="$R/rb/root2" "$BEFORE" $rargs)
+        row warm "cudaenv redist (before)" "$brw2" 0 "$brc2"
+        brw+=("$(ratio "$rw2" "$brw2")")
+      fi
     fi
     cw+=("$(ratio "$w1" "$w2")") cc+=("$(ratio "$c1" "$c2")")
     ww+=("$(ratio "$w4" "$w5")") wc_+=("$(ratio "$c4" "$c5")") wh+=("$(ratio "$w4" "$w6")")
@@ -133,8 +186,14 @@ for set in "${sets[@]}"; do
   printf "cold, cudaenv/uv:  wall %.2f (runs:%s), CPU %.2f (runs:%s)  [targets: <= 1.0, <= 1.3]\n" \
     "$(median "${cw[@]}")" "$(printf " %.2f" "${cw[@]}")" "$(median "${cc[@]}")" "$(printf " %.2f" "${cc[@]}")"
   [ "$PIP" = 1 ] && printf "cold, cudaenv/pip: wall %.2f, CPU %.2f\n" "$(median "${pw[@]}")" "$(median "${pc[@]}")"
-  printf "warm, cudaenv/uv copy: wall %.2f (runs:%s), CPU %.2f; cudaenv/uv hardlink: wall %.2f  [target: <= 1.0 of copy]\n" \
-    "$(median "${ww[@]}")" "$(printf " %.2f" "${ww[@]}")" "$(median "${wc_[@]}")" "$(median "${wh[@]}")"
+  printf "warm, cudaenv/uv copy: wall %.2f (runs:%s), CPU %.2f; cudaenv/uv default (hardlink): wall %.2f (runs:%s)  [target: <= 1.0 of uv's default]\n" \
+    "$(median "${ww[@]}")" "$(printf " %.2f" "${ww[@]}")" "$(median "${wc_[@]}")" "$(median "${wh[@]}")" "$(printf " %.2f" "${wh[@]}")"
+  [ ${#bcw[@]} -gt 0 ] && printf "after/before: cold wall %.2f, CPU %.2f; warm wall %.2f, CPU %.2f\n" \
+    "$(median "${bcw[@]}")" "$(median "${bcc[@]}")" "$(median "${bww[@]}")" "$(median "${bwc[@]}")"
+  [ ${#rw[@]} -gt 0 ] && printf "redist reinstall (%s MB), cudaenv/uv default (hardlink, cu13 warm): wall %.2f (runs:%s), CPU %.2f; warm/cold %.2f  [target: <= 1.0]\n" \
+    "$REDIST" "$(median "${rw[@]}")" "$(printf " %.2f" "${rw[@]}")" "$(median "${rc[@]}")" "$(median "${rwh[@]}")"
+  [ ${#brw[@]} -gt 0 ] && printf "redist reinstall after/before: wall %.2f\n" "$(median "${brw[@]}")"
   printf "cudaenv peak RSS %.1f MiB (target < 64)\n" "$(echo "$rss/1024" | bc -l)"
   pw=() pc=()
 done
+[ -n "$RSERVER" ] && kill "$RSERVER" 2>/dev/null || true

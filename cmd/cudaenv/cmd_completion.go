@@ -189,6 +189,8 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 		case cmd.Name == "set" && len(positional) == 1 && positional[0] == "system_root":
 			return nil, completions.Dirs
 		}
+	case "verify":
+		return installedCandidates(e, false), ""
 	case "which":
 		if len(positional) == 0 {
 			return toolCandidates(e), ""

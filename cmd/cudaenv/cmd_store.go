@@ -18,6 +18,7 @@ import (
 
 func storeCommands(e *env) []*cli.Command {
 	return []*cli.Command{
+		verifyCommand(e),
 		{
 			Name:    "list",
 			Aliases: []string{"ls"},

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cudaenv/cudaenv/internal/filelist"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
@@ -75,16 +76,19 @@ func extractEntries(ctx context.Context, t *rootfs.Tree, jobs []entryJob, inOrde
 	return context.Cause(ctx) // the caller's, if it ended
 }
 
-// writeOptions are how the cache of unpacked wheels has files written:
-// read-only, each hashed as it is written.
+// writeOptions are how files are written: read-only for the cache of
+// unpacked wheels, each file's sha256 told to wrote and to sums (hashed
+// as it is written unless known gives it).
 type writeOptions struct {
 	readOnly bool
 	// wrote, if set, hears of each file written whole: its mode as
-	// installed (0644 or 0755), size and sha256 (nil when known says the
-	// sha256 is known already).
+	// installed (0644 or 0755), size and sha256 (nil when known gave it).
 	wrote func(f *zip.File, rel string, perm fs.FileMode, size int64, sum []byte)
-	// known, if set, says which entries need not be hashed as written.
-	known func(f *zip.File) bool
+	// known, if set, gives the sha256 of the entries that need not be
+	// hashed as written (the wheel's RECORD).
+	known func(f *zip.File) ([32]byte, bool)
+	// sums, if set, is told every file's sha256 (see filelist.Sums).
+	sums *filelist.Sums
 }
 
 func extractEntry(ctx context.Context, t *rootfs.Tree, j entryJob, buf []byte, o writeOptions) error {

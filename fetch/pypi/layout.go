@@ -352,7 +352,12 @@ func extractFile(ctx context.Context, t *rootfs.Tree, f *zip.File, rel string, b
 	}
 	var w io.Writer = fileWriter{out}
 	var h hash.Hash
-	if o.wrote != nil && (o.known == nil || !o.known(f)) {
+	var known [sha256.Size]byte
+	isKnown := false
+	if o.known != nil {
+		known, isKnown = o.known(f)
+	}
+	if (o.wrote != nil || o.sums != nil) && !isKnown {
 		h = sha256.New()
 		w = io.MultiWriter(w, h)
 	}
@@ -362,14 +367,23 @@ func extractFile(ctx context.Context, t *rootfs.Tree, f *zip.File, rel string, b
 		out.Close()
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
+	var sum []byte
+	if h != nil {
+		sum = h.Sum(nil)
+	}
+	if o.sums != nil {
+		if fi, err := out.Stat(); err == nil {
+			s := known
+			if !isKnown {
+				copy(s[:], sum)
+			}
+			o.sums.Add(fi, s)
+		}
+	}
 	if err := out.Close(); err != nil {
 		return fmt.Errorf("entry %q: %w", f.Name, err)
 	}
 	if o.wrote != nil {
-		var sum []byte
-		if h != nil {
-			sum = h.Sum(nil)
-		}
 		o.wrote(f, rel, perm, n, sum)
 	}
 	return nil

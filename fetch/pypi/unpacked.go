@@ -2,132 +2,89 @@ package pypi
 
 import (
 	"archive/zip"
-	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/internal/filelist"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
 )
 
-// WheelCache is the cache of unpacked wheels in a download cache folder:
-// Dir/unpacked/<the wheel's sha256>/ holds tree/, the wheel laid out as
-// ExtractWheel lays it out (without the development links, which depend
-// on the tree it joins), and index.json, which lists every file with its
-// size and sha256 (from the wheel's RECORD, else hashed as written) and
-// every symlink with its target. Its files are
-// read-only, and installing the same wheel again gives the store hard
-// links to them, not inflated copies: a store file is never writable
-// through the cache or the other way round, short of a chmod by their
-// owner. Where no link can be made (the store on another file system),
-// the files are copied.
+// WheelCache is the cache of unpacked trees (fetch.UnpackedCache) as
+// wheels use it: each wheel is unpacked once, laid out as ExtractWheel
+// lays it out (without the development links, which depend on the tree it
+// joins), with each file's sum from the wheel's RECORD, else hashed as it
+// is written. Installing the same wheel again gives the store clones or
+// hard links of those read-only files, not inflated copies; where the
+// store is on another file system, they are copied.
 //
-// An entry is used only if this user made it: the folders and files are
-// this user's and writable by nobody else, and so is the index. Every
-// file is hashed again against the index before it is linked, as a
-// cached archive is hashed again before it is unpacked; an entry that
-// fails any check is reported through Notice, removed, and the wheel is
-// unpacked again. A cache folder shared with other users gives each the
-// cache only if the unpacked folder is theirs; the others unpack as
-// before.
+// An entry is used only if this user made it and it is for this very
+// wheel, project and version; its files are read again only when their
+// fingerprints are not the ledger's (see fetch.UnpackedCache.Place). An
+// entry that fails a check is reported through Notice once, removed, and
+// the wheel is unpacked again.
 type WheelCache struct {
-	Dir    string            // a fetch.Client's CacheDir
-	Notice func(line string) // hears of an entry refused
-
-	// refused holds the wheels whose entry Reuse refused: unpacked again,
-	// every file is hashed as written rather than believed from RECORD
-	// (should a wheel's RECORD be what is wrong, it is said once).
-	refused *sync.Map
+	*fetch.UnpackedCache
 }
 
 // NewWheelCache is the cache of unpacked wheels in the download cache dir.
 func NewWheelCache(dir string, notice func(string)) WheelCache {
-	return WheelCache{Dir: dir, Notice: notice, refused: &sync.Map{}}
+	return WheelCache{fetch.NewUnpackedCache(dir, notice)}
 }
 
-// unpackedFormat is index.json's format; an entry of another is refused.
-const unpackedFormat = 1
-
-// maxUnpackedIndex bounds index.json (the CUDA 12 cuDNN wheel's is 20 KiB).
-const maxUnpackedIndex = 16 << 20
-
-type unpackedIndex struct {
-	Format  int            `json:"format"`
-	Wheel   string         `json:"wheel"` // the wheel's sha256
-	Project string         `json:"project"`
-	Version string         `json:"version"`
-	Files   []unpackedFile `json:"files"`
-	Links   []unpackedLink `json:"links"`
+// wheelRules are the names and link targets a wheel's entry may hold:
+// those ExtractWheel could have written.
+var wheelRules = fetch.IndexRules{
+	Name: func(p string) error {
+		if err := checkEntryName(p); err != nil {
+			return err
+		}
+		if strings.HasSuffix(p, "/") {
+			return errors.New("a folder")
+		}
+		return nil
+	},
+	Link: checkLinkTarget,
 }
 
-type unpackedFile struct {
-	Path   string `json:"path"`
-	Exec   bool   `json:"exec,omitempty"`
-	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
+// decodeUnpackedIndex parses a wheel's entry index strictly.
+func decodeUnpackedIndex(data []byte) (*fetch.UnpackedIndex, error) {
+	return fetch.DecodeUnpackedIndex(data, wheelRules)
 }
-
-type unpackedLink struct {
-	Path   string `json:"path"`
-	Target string `json:"target"`
-}
-
-// refusedEntry is why an entry of the cache is not used.
-type refusedEntry struct{ why string }
-
-func (e *refusedEntry) Error() string { return e.why }
-
-func refuse(format string, args ...any) error {
-	return &refusedEntry{fmt.Sprintf(format, args...)}
-}
-
-func (c WheelCache) unpackedDir() string { return filepath.Join(c.Dir, fetch.UnpackedFolder) }
 
 // Unpack is ExtractPlannedWheel through the cache: the wheel (sha256 sha,
 // checked by the caller) is unpacked into a new entry of the cache, which
-// is then linked into dest. Where the cache cannot be used (none, not this
-// user's, another file system than dest's) it is ExtractPlannedWheel.
+// is then cloned or linked into dest. Where the cache cannot be used
+// (none, not this user's, another file system than dest's, a store that
+// owns its files) it is ExtractPlannedWheel.
 func (c WheelCache) Unpack(ctx context.Context, r io.ReaderAt, size int64, sha, dest, project, version string) error {
 	wp, err := openPlannedWheel(ctx, r, size, project, version)
 	if err != nil {
 		return err
 	}
-	if !c.usableFor(dest, sha) {
+	if !c.UsableFor(dest, sha) {
+		// Written once, where it is installed.
 		return extractPlanned(ctx, wp, dest)
 	}
-	work, done, err := fetch.NewWorkDir(c.Dir, fetch.UnpackPrefix)
-	if err != nil {
-		return extractPlanned(ctx, wp, dest)
-	}
-	defer done()
-	entry := filepath.Join(work, "entry")
-	tree := filepath.Join(entry, "tree")
-	if err := os.MkdirAll(tree, 0o755); err != nil {
-		return extractPlanned(ctx, wp, dest)
-	}
-	hashAll := false
-	if c.refused != nil {
-		_, hashAll = c.refused.Load(sha)
-	}
-	idx, err := unpackInto(ctx, wp, tree, hashAll)
+	entry, idx, done, err := c.NewEntry(sha, func(tree string) (*fetch.UnpackedIndex, error) {
+		idx, err := unpackInto(ctx, wp, tree, c.WasRefused(sha))
+		if err != nil {
+			return nil, err
+		}
+		idx.Project, idx.Version = project, version
+		return idx, nil
+	})
 	if err != nil {
 		// Most likely the cache's disk: the store's may still have room.
 		if ctx.Err() != nil {
@@ -135,23 +92,15 @@ func (c WheelCache) Unpack(ctx context.Context, r io.ReaderAt, size int64, sha, 
 		}
 		return extractPlanned(ctx, wp, dest)
 	}
-	idx.Wheel, idx.Project, idx.Version = sha, project, version
-	data, err := json.Marshal(idx)
-	if err == nil {
-		err = os.WriteFile(filepath.Join(entry, "index.json"), data, 0o444)
-	}
-	if err != nil {
-		return extractPlanned(ctx, wp, dest)
-	}
-	final := filepath.Join(c.unpackedDir(), sha)
-	if err := os.Rename(entry, final); err == nil {
-		entry = final
-	} // else another install made it meanwhile: link ours, then drop it
-	err = materialize(ctx, filepath.Join(entry, "tree"), idx, dest, false)
-	var re *refusedEntry
+	defer done()
+	// The sums are the wheel's own (its RECORD, inside the wheel whose
+	// sha256 the index gave) or were hashed as written: the entry is
+	// vouched for from now on.
+	err = c.place(ctx, entry, idx, dest, false)
+	var re *fetch.RefusedEntry
 	if errors.As(err, &re) {
 		// Changed between writing and linking: by nobody but this user.
-		return fmt.Errorf("extract wheel: the cache of unpacked wheels changed while it was written (%s); run: cudaenv cache prune", re.why)
+		return fmt.Errorf("extract wheel: the cache of unpacked wheels changed while it was written (%s); run: cudaenv cache prune", re.Why)
 	}
 	return err
 }
@@ -160,289 +109,45 @@ func (c WheelCache) Unpack(ctx context.Context, r io.ReaderAt, size int64, sha, 
 // from the cache, and reports whether it did. An entry that is missing
 // is nothing to report; one that fails a check is reported, removed, and
 // Reuse returns false, so that the wheel is unpacked again. Files already
-// linked into dest by then are regular files that unpacking replaces;
+// placed into dest by then are regular files that unpacking replaces;
 // symlinks are made only once every file has passed.
 func (c WheelCache) Reuse(ctx context.Context, sha, dest, project, version string) (bool, error) {
-	if c.Dir == "" || !validSHA256(sha) || runtime.GOOS != "linux" {
+	entry, unlock, ok := c.Lookup(sha)
+	if !ok {
 		return false, nil
 	}
-	entry := filepath.Join(c.unpackedDir(), sha)
-	fi, err := os.Lstat(entry)
-	if err != nil || !fetch.OwnedByMe(fi) {
-		// None, or another user's in a shared cache: not for this user,
-		// and nothing to report each time.
-		return false, nil
-	}
-	idx, err := c.readEntry(entry, sha, project, version)
+	defer unlock()
+	idx, err := c.ReadIndex(entry, sha, wheelRules)
 	if err == nil {
-		err = materialize(ctx, filepath.Join(entry, "tree"), idx, dest, true)
+		if NormalizeProject(idx.Project) != NormalizeProject(project) || !SameVersion(idx.Version, version) {
+			err = fetch.Refuse("index.json is for %s %s", quoteMeta(idx.Project), quoteMeta(idx.Version))
+		} else {
+			err = c.place(ctx, entry, idx, dest, true)
+		}
 	}
-	var re *refusedEntry
+	var re *fetch.RefusedEntry
 	if !errors.As(err, &re) {
 		return err == nil, err
 	}
-	c.drop(entry)
-	if c.refused != nil {
-		c.refused.Store(sha, true)
-	}
-	if c.Notice != nil {
-		c.Notice(fmt.Sprintf("the cache's unpacked copy of %s %s was changed since it was made (%s); unpacking the wheel again", project, version, re.why))
-	}
+	c.Refused(entry, sha, project+" "+version, "wheel", re)
 	return false, nil
 }
 
-// drop takes a refused entry out of the cache: renamed into a held work
-// folder first, so no other install finds it half-removed. An entry that
-// is not this user's is left where it is, unused.
-func (c WheelCache) drop(entry string) {
-	if fi, err := os.Lstat(entry); err != nil || !fetch.OwnedByMe(fi) {
-		return
-	}
-	work, done, err := fetch.NewWorkDir(c.Dir, fetch.UnpackPrefix)
-	if err != nil {
-		return
-	}
-	defer done()
-	if os.Rename(entry, filepath.Join(work, "refused")) != nil {
-		os.RemoveAll(entry)
-	}
-}
-
-// usableFor reports whether the cache can give dest hard links to a new
-// entry for sha: its unpacked folder (made if missing) is this user's and
-// writable by nobody else, it has no entry for sha yet, and it is on
-// dest's file system (otherwise every file would be written twice).
-func (c WheelCache) usableFor(dest, sha string) bool {
-	if c.Dir == "" || !validSHA256(sha) || runtime.GOOS != "linux" {
-		return false
-	}
-	dir := c.unpackedDir()
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return false
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return false
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() || !fetch.OwnedByMe(fi) || fi.Mode().Perm()&0o022 != 0 {
-		return false
-	}
-	di, err := os.Stat(dest)
-	if err != nil || device(fi) != device(di) {
-		return false
-	}
-	_, err = os.Lstat(filepath.Join(dir, sha))
-	return errors.Is(err, fs.ErrNotExist)
-}
-
-// readEntry reads and checks an entry's index: the entry is this user's,
-// writable by nobody else, for this very wheel, and every name and target
-// in it is one ExtractWheel could have written.
-func (c WheelCache) readEntry(entry, sha, project, version string) (*unpackedIndex, error) {
-	for _, dir := range []string{c.unpackedDir(), entry, filepath.Join(entry, "tree")} {
-		fi, err := os.Lstat(dir)
-		if err != nil {
-			return nil, refuse("%s: %v", filepath.Base(dir), err)
-		}
-		if !fi.IsDir() || !fetch.OwnedByMe(fi) || fi.Mode().Perm()&0o022 != 0 {
-			return nil, refuse("%s is not a folder of this user's that only this user can write", filepath.Base(dir))
-		}
-	}
-	f, err := os.OpenFile(filepath.Join(entry, "index.json"), os.O_RDONLY|noFollow, 0)
-	if err != nil {
-		return nil, refuse("index.json: %v", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || !fetch.OwnedByMe(fi) || fi.Mode().Perm()&0o222 != 0 || fi.Size() > maxUnpackedIndex {
-		return nil, refuse("index.json is not a read-only file of this user's")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxUnpackedIndex+1))
-	if err != nil {
-		return nil, refuse("index.json: %v", err)
-	}
-	idx, err := decodeUnpackedIndex(data)
-	if err != nil {
-		return nil, refuse("index.json: %v", err)
-	}
-	switch {
-	case idx.Wheel != sha:
-		return nil, refuse("index.json is for another wheel")
-	case NormalizeProject(idx.Project) != NormalizeProject(project) || !SameVersion(idx.Version, version):
-		return nil, refuse("index.json is for %s %s", quoteMeta(idx.Project), quoteMeta(idx.Version))
-	}
-	return idx, nil
-}
-
-// decodeUnpackedIndex parses an index strictly: known fields only, every
-// path a clean relative name no wheel entry could fail, no name twice.
-func decodeUnpackedIndex(data []byte) (*unpackedIndex, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var idx unpackedIndex
-	if err := dec.Decode(&idx); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("data after the index")
-	}
-	if idx.Format != unpackedFormat {
-		return nil, fmt.Errorf("format %d, want %d", idx.Format, unpackedFormat)
-	}
-	seen := map[string]bool{}
-	name := func(p string) error {
-		if err := checkEntryName(p); err != nil || strings.HasSuffix(p, "/") {
-			return fmt.Errorf("bad name %s", rootfs.Show(p))
-		}
-		if rootfs.Owned(p) {
-			return fmt.Errorf("%s is a name only cudaenv writes", rootfs.Show(p))
-		}
-		if seen[p] {
-			return fmt.Errorf("%s listed twice", rootfs.Show(p))
-		}
-		seen[p] = true
-		return nil
-	}
-	for _, f := range idx.Files {
-		if err := name(f.Path); err != nil {
-			return nil, err
-		}
-		if f.Size < 0 || !validSHA256(f.SHA256) {
-			return nil, fmt.Errorf("%s: bad size or sha256", rootfs.Show(f.Path))
-		}
-	}
-	for _, l := range idx.Links {
-		if err := name(l.Path); err != nil {
-			return nil, err
-		}
-		if err := checkLinkTarget(l.Path, l.Target); err != nil {
-			return nil, fmt.Errorf("%s: %w", rootfs.Show(l.Path), err)
-		}
-	}
-	return &idx, nil
-}
-
-func validSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// unpackInto writes the wheel into tree (a new, empty folder) read-only,
-// and returns its index. A file's sha256 is the one the wheel's RECORD
-// gives for it (at its size), else it is hashed as it is written; with
-// hashAll every file is hashed.
-func unpackInto(ctx context.Context, wp *wheelPlan, tree string, hashAll bool) (*unpackedIndex, error) {
-	t, err := rootfs.Open(tree)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	var record map[string]recordHash
-	if !hashAll {
-		record = wheelRecord(wp.zr)
-	}
-	var mu sync.Mutex
-	files := map[string]unpackedFile{}
-	opts := writeOptions{readOnly: true,
-		known: func(f *zip.File) bool {
-			r, ok := record[f.Name]
-			return ok && r.size == f.UncompressedSize64
-		},
-		wrote: func(f *zip.File, rel string, perm fs.FileMode, size int64, sum []byte) {
-			if sum == nil {
-				known := record[f.Name].sum
-				sum = known[:]
-			}
-			mu.Lock()
-			files[rel] = unpackedFile{Path: rel, Exec: perm&0o111 != 0, Size: size, SHA256: hex.EncodeToString(sum)}
-			mu.Unlock()
-		}}
-	if err := extractEntries(ctx, t, wp.jobs, wp.inOrder, opts); err != nil {
-		return nil, err
-	}
-	// The last entry of a name is what the tree holds.
-	last := map[string]int{}
-	for i, j := range wp.jobs {
-		last[j.rel] = i
-	}
-	idx := &unpackedIndex{Format: unpackedFormat, Files: []unpackedFile{}, Links: []unpackedLink{}}
-	for i, j := range wp.jobs {
-		if last[j.rel] != i {
-			continue
-		}
-		if j.f.Mode()&fs.ModeSymlink != 0 {
-			target, err := t.Root().Readlink(j.rel)
-			if err != nil {
-				return nil, err
-			}
-			idx.Links = append(idx.Links, unpackedLink{Path: j.rel, Target: target})
-			continue
-		}
-		f, ok := files[j.rel]
-		if !ok {
-			return nil, fmt.Errorf("entry %s was not written", rootfs.Show(j.rel))
-		}
-		idx.Files = append(idx.Files, f)
-	}
-	return idx, nil
-}
-
-// materialize puts an entry's tree (src) into dest: every file linked
-// (copied where no link can be made), then the symlinks in the wheel's
-// order, then the development links, then every link resolved, as
-// ExtractWheel leaves a tree. With verify, every file is first checked
-// against the index (this user's, read-only, its size, its sha256); a
-// file that fails is a *refusedEntry, and no symlink has been made.
-func materialize(ctx context.Context, src string, idx *unpackedIndex, dest string, verify bool) error {
-	sr, err := rootfs.OpenRead(src)
-	if err != nil {
-		return refuse("tree: %v", err)
-	}
-	defer sr.Close()
+// place puts an entry's tree into dest (see fetch.UnpackedCache.Place),
+// then the symlinks in the wheel's order, then the development links,
+// then every link resolved, as ExtractWheel leaves a tree.
+func (c WheelCache) place(ctx context.Context, entry string, idx *fetch.UnpackedIndex, dest string, verify bool) error {
 	t, err := rootfs.Open(dest)
 	if err != nil {
 		return fmt.Errorf("open extraction target: %w", err)
 	}
 	defer t.Close()
-
-	order := slices.Clone(idx.Files)
-	slices.SortStableFunc(order, func(a, b unpackedFile) int { return cmp.Compare(b.Size, a.Size) })
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		next     atomic.Int64
-		once     sync.Once
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	for range min(runtime.GOMAXPROCS(0), max(len(order), 1)) {
-		wg.Go(func() {
-			buf := make([]byte, copyBufSize)
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(order) || ctx.Err() != nil {
-					return
-				}
-				if err := placeFile(ctx, sr, t, order[i], verify, buf); err != nil {
-					once.Do(func() { firstErr = err; cancel() })
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	if err := context.Cause(ctx); err != nil {
-		return err
+	if _, err := c.Place(ctx, entry, idx, fetch.DirectTarget(t), verify, true); err != nil {
+		var re *fetch.RefusedEntry
+		if errors.As(err, &re) || ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("extract wheel: %w", err)
 	}
 	root := t.Root()
 	written := map[string]bool{}
@@ -466,75 +171,64 @@ func materialize(ctx context.Context, src string, idx *unpackedIndex, dest strin
 	return finishWheel(root, written, links)
 }
 
-// placeFile links (or copies) one file of an entry into t.
-func placeFile(ctx context.Context, sr, t *rootfs.Tree, want unpackedFile, verify bool, buf []byte) error {
-	f, err := sr.OpenFile(want.Path)
+// unpackInto writes the wheel into tree (a new, empty folder) read-only,
+// and returns its index. A file's sha256 is the one the wheel's RECORD
+// gives for it (at its size), else it is hashed as it is written; with
+// hashAll every file is hashed.
+func unpackInto(ctx context.Context, wp *wheelPlan, tree string, hashAll bool) (*fetch.UnpackedIndex, error) {
+	t, err := rootfs.Open(tree)
 	if err != nil {
-		return refuse("%s: %v", rootfs.Show(want.Path), err)
+		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return refuse("%s: %v", rootfs.Show(want.Path), err)
-	case !fi.Mode().IsRegular() || !fetch.OwnedByMe(fi):
-		return refuse("%s is not a file of this user's", rootfs.Show(want.Path))
-	case fi.Mode().Perm()&0o222 != 0:
-		return refuse("%s is writable", rootfs.Show(want.Path))
-	case fi.Size() != want.Size:
-		return refuse("%s is %d bytes, not %d", rootfs.Show(want.Path), fi.Size(), want.Size)
+	defer t.Close()
+	var record map[string]recordHash
+	if !hashAll {
+		record = wheelRecord(wp.zr)
 	}
-	if verify {
-		if err := checkSum(ctx, f, want, buf); err != nil {
-			return err
+	var mu sync.Mutex
+	files := map[string]fetch.UnpackedFile{}
+	opts := writeOptions{readOnly: true,
+		known: func(f *zip.File) ([32]byte, bool) {
+			r, ok := record[f.Name]
+			return r.sum, ok && r.size == f.UncompressedSize64
+		},
+		wrote: func(f *zip.File, rel string, perm fs.FileMode, size int64, sum []byte) {
+			if sum == nil {
+				known := record[f.Name].sum
+				sum = known[:]
+			}
+			mu.Lock()
+			files[rel] = fetch.UnpackedFile{Path: rel, Exec: perm&0o111 != 0, Size: size, SHA256: hex.EncodeToString(sum)}
+			mu.Unlock()
+		}}
+	if err := extractEntries(ctx, t, wp.jobs, wp.inOrder, opts); err != nil {
+		return nil, err
+	}
+	// The last entry of a name is what the tree holds.
+	last := map[string]int{}
+	for i, j := range wp.jobs {
+		last[j.rel] = i
+	}
+	idx := &fetch.UnpackedIndex{Files: []fetch.UnpackedFile{}, Links: []fetch.UnpackedLink{}}
+	for i, j := range wp.jobs {
+		if last[j.rel] != i {
+			continue
 		}
-	}
-	err = t.LinkFile(want.Path, f)
-	if !errors.Is(err, rootfs.ErrNoLink) {
-		if err != nil {
-			return fmt.Errorf("extract wheel: %w", err)
+		if j.f.Mode()&fs.ModeSymlink != 0 {
+			target, err := t.Root().Readlink(j.rel)
+			if err != nil {
+				return nil, err
+			}
+			idx.Links = append(idx.Links, fetch.UnpackedLink{Path: j.rel, Target: target})
+			continue
 		}
-		return nil
-	}
-	// Another file system: a copy of its own, writable as any installed file.
-	perm := fs.FileMode(0o644)
-	if want.Exec {
-		perm = 0o755
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	out, err := t.CreateFile(want.Path, perm)
-	if err != nil {
-		return fmt.Errorf("extract wheel: %w", err)
-	}
-	h := sha256.New()
-	_, err = io.CopyBuffer(io.MultiWriter(fileWriter{out}, h), ctxReader{ctx, f}, buf)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("extract wheel: %s: %w", rootfs.Show(want.Path), err)
-	}
-	if hex.EncodeToString(h.Sum(nil)) != want.SHA256 {
-		return refuse("%s: sha256 mismatch", rootfs.Show(want.Path))
-	}
-	return nil
-}
-
-func checkSum(ctx context.Context, f *os.File, want unpackedFile, buf []byte) error {
-	h := sha256.New()
-	n, err := io.CopyBuffer(h, ctxReader{ctx, f}, buf)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+		f, ok := files[j.rel]
+		if !ok {
+			return nil, fmt.Errorf("entry %s was not written", rootfs.Show(j.rel))
 		}
-		return refuse("%s: %v", rootfs.Show(want.Path), err)
+		idx.Files = append(idx.Files, f)
 	}
-	if n != want.Size || hex.EncodeToString(h.Sum(nil)) != want.SHA256 {
-		return refuse("%s: sha256 mismatch", rootfs.Show(want.Path))
-	}
-	return nil
+	return idx, nil
 }
 
 // openPlannedWheel is openWheel for a wheel planned as project==version,
@@ -550,7 +244,17 @@ func extractPlanned(ctx context.Context, wp *wheelPlan, dest string) error {
 		return fmt.Errorf("open extraction target: %w", err)
 	}
 	defer t.Close()
-	if err := extractEntries(ctx, t, wp.jobs, wp.inOrder, writeOptions{}); err != nil {
+	opts := writeOptions{}
+	if sums := filelist.SumsFrom(ctx); sums != nil {
+		// The install lists its files: their sums from RECORD, or hashed.
+		record := wheelRecord(wp.zr)
+		opts.sums = sums
+		opts.known = func(f *zip.File) ([32]byte, bool) {
+			r, ok := record[f.Name]
+			return r.sum, ok && r.size == f.UncompressedSize64
+		}
+	}
+	if err := extractEntries(ctx, t, wp.jobs, wp.inOrder, opts); err != nil {
 		return fmt.Errorf("extract wheel: %w", err)
 	}
 	return finishWheel(t.Root(), wp.written, wp.links)

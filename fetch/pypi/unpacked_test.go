@@ -65,8 +65,10 @@ func recordLine(name, body, wrong string) string {
 }
 
 // A wheel's files are not hashed as they go into the cache: its RECORD
-// gives their sha256. Should the RECORD be wrong, the reuse that finds
-// out says so once, and the wheel unpacked again is hashed whole.
+// (part of the wheel whose sha256 the index gave) gives their sha256, and
+// the entry is vouched for from then on. A RECORD that lies about its own
+// file changes nothing that is installed: the file is the wheel's, and
+// only a full check (cudaenv verify --full) would read it against the sum.
 func TestTheCacheTakesSumsFromTheWheelsRecordAndSurvivesAWrongOne(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the cache of unpacked wheels is Linux's")
@@ -78,7 +80,7 @@ func TestTheCacheTakesSumsFromTheWheelsRecordAndSurvivesAWrongOne(t *testing.T) 
 		notices   int
 	}{
 		{"a right RECORD", recordLine("nvidia/cu13/include/crt/host_config.h", crt, ""), 0},
-		{"a RECORD with a wrong sum", recordLine("nvidia/cu13/include/crt/host_config.h", crt, "something else"), 1},
+		{"a RECORD with a wrong sum", recordLine("nvidia/cu13/include/crt/host_config.h", crt, "something else"), 0},
 		{"a RECORD without sums", "nvidia/cu13/include/crt/host_config.h,,\n", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

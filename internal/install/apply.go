@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/fetch"
+	"github.com/cudaenv/cudaenv/internal/filelist"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -50,7 +51,15 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			in.event(res)
 			return res, nil
 		}
-		if derr := have.Damage(); derr != nil {
+		health := have.Health()
+		if health.Damage == nil && health.Unchecked > 0 {
+			// Files whose inode was touched, not known to have changed:
+			// read them now (and have them vouched for, if whole).
+			if v, err := have.Verify(false); err == nil {
+				health = v.Health
+			}
+		}
+		if derr := health.Damage; derr != nil {
 			var again string
 			if pl.Kind.Library() {
 				again = fmt.Sprintf("cudaenv install %s@%s --cuda-major %d --force", pl.Kind, have.Version, pl.CUDAMajor)
@@ -124,8 +133,12 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 		}
 	}
 	start := time.Now()
-	ent, err := st.Install(pl.Kind, pl.Name, func(stage string) (store.Receipt, error) {
-		fr, err := client.Fetch(ctx, pl.Artifacts, stage)
+	// What the extraction hashed or knew of each file, for the entry's
+	// file list.
+	sums := filelist.NewSums()
+	fctx := filelist.WithSums(ctx, sums)
+	ent, err := st.InstallFiles(pl.Kind, pl.Name, sums, func(stage string) (store.Receipt, error) {
+		fr, err := client.Fetch(fctx, pl.Artifacts, stage)
 		if err != nil {
 			if ctx.Err() != nil {
 				return store.Receipt{}, &interrupted{pl.Label}

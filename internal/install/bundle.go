@@ -296,7 +296,9 @@ func (in *Installer) Import(ctx context.Context, r io.Reader, req ImportRequest)
 	// Install from the checked files only: an offline client whose cache
 	// is the extraction folder.
 	sub := *in
-	sub.client = &fetch.Client{CacheDir: tmp, Offline: true, Jobs: in.opts.Jobs}
+	// Its cache is a folder removed once the import is done: nothing is
+	// linked from there.
+	sub.client = &fetch.Client{CacheDir: tmp, Offline: true, Jobs: in.opts.Jobs, NoUnpackedCache: true, OwnFiles: in.client.OwnFiles}
 	in.opts.Store.CleanStaging()
 	var results []Result
 	for _, pl := range mine {

@@ -132,6 +132,9 @@ func New(o Options) (*Installer, error) {
 		// One set of download and unpacking slots for all the versions
 		// the command installs at once (pipeline).
 		Slots: fetch.NewSlots(o.Jobs, 0),
+		// A system store's users check its files on their own: it owns
+		// them, never linked to the admin's cache.
+		OwnFiles: o.Store != nil && o.Store.Shared,
 	}}, nil
 }
 

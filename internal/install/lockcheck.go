@@ -144,6 +144,8 @@ func (in *Installer) cachedWheel(a *fetch.Artifact, project, version string) {
 		return
 	}
 	c := pypi.NewWheelCache(in.opts.CacheDir, in.opts.Notice)
+	// A system store's users check its files on their own: it owns them.
+	c.OwnFiles = in.opts.Store != nil && in.opts.Store.Shared
 	sha := a.SHA256
 	a.Unpack = func(ctx context.Context, f *os.File, size int64, dest string) error {
 		return c.Unpack(ctx, f, size, sha, dest, project, version)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/cudaenv/cudaenv/fetch/pypi/pypitest"
+	"github.com/cudaenv/cudaenv/internal/filelist"
 	"github.com/cudaenv/cudaenv/store"
 )
 
@@ -43,8 +44,8 @@ func installMinimal(t *testing.T, in *Installer) store.Entry {
 	return res[0].Entry
 }
 
-// storeFiles is every regular file of a store entry but its receipt,
-// by path relative to the entry.
+// storeFiles is every regular file of a store entry but its receipt and
+// file list, by path relative to the entry.
 func storeFiles(t *testing.T, dir string) map[string]fs.FileInfo {
 	t.Helper()
 	files := map[string]fs.FileInfo{}
@@ -52,7 +53,7 @@ func storeFiles(t *testing.T, dir string) map[string]fs.FileInfo {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Type().IsRegular() && d.Name() != "receipt.json" {
+		if d.Type().IsRegular() && d.Name() != "receipt.json" && d.Name() != filelist.Name {
 			fi, _ := d.Info()
 			rel, _ := filepath.Rel(dir, p)
 			files[rel] = fi

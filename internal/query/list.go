@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cudaenv/cudaenv/internal/activate"
 	"github.com/cudaenv/cudaenv/internal/rootfs"
@@ -33,6 +36,10 @@ type listed struct {
 	ActiveBy      string  `json:"active_by,omitempty"`
 	Broken        *string `json:"broken,omitempty"`
 	Damaged       *string `json:"damaged,omitempty"` // installed, but not whole: see store.Entry.Damage
+	// Unchecked counts files whose inode was touched since they were
+	// installed (a link made elsewhere, a chmod undone): their content was
+	// not read; cudaenv verify reads them.
+	Unchecked int `json:"unchecked,omitempty"`
 	// Differs maps each component whose build is not the release's own
 	// (install --for) to the release's own version ("" when none).
 	Differs     map[string]string `json:"differs,omitempty"`
@@ -47,16 +54,27 @@ func List(in *In, args []string, asJSON bool) error {
 	}
 	st := in.Store()
 	active, _ := ResolveHere(in)
-	var rows []listed
+	var entries []store.Entry
 	for _, k := range store.Kinds() {
 		group, err := st.List(k)
 		if err != nil {
 			return err
 		}
-		for _, ent := range group {
-			rows = append(rows, describe(ent, active))
-		}
+		entries = append(entries, group...)
 	}
+	// Each entry's fast check is a stat of each of its files: the
+	// entries are checked at once, one a core.
+	rows := make([]listed, len(entries))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(entries)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(entries); i = int(next.Add(1) - 1) {
+				rows[i] = describe(entries[i], active)
+			}
+		})
+	}
+	wg.Wait()
 	// Space that interrupted installs and uninstalls hold is not any
 	// version's, yet it is the user's disk: say so rather than hide it.
 	if left := st.Leftovers(); len(left) > 0 {
@@ -148,12 +166,22 @@ func (r listed) details() string {
 		parts = append(parts, "(broken: "+*r.Broken+")")
 	}
 	if r.Damaged != nil {
-		parts = append(parts, "(damaged: "+*r.Damaged+"; reinstall it with --force)")
+		parts = append(parts, "(damaged: "+*r.Damaged+"; repair: cudaenv verify --repair "+r.arg()+")")
+	} else if r.Unchecked > 0 {
+		parts = append(parts, "(unchecked: "+Plural(r.Unchecked, "file")+" touched since installed; check: cudaenv verify "+r.arg()+")")
 	}
 	if r.Active {
 		parts = append(parts, "(set by "+r.ActiveBy+")")
 	}
 	return strings.Join(parts, "  ")
+}
+
+// arg is how a command line names the entry: 12.4.1, cudnn@9.5.1.17.
+func (r listed) arg() string {
+	if r.Kind != string(store.CUDA) {
+		return r.Kind + "@" + r.Version
+	}
+	return r.Version
 }
 
 // Plural is "1 noun" or "N nouns".
@@ -196,11 +224,13 @@ func describe(ent store.Entry, active activate.Resolved) listed {
 		}
 		r.SizeBytes = &size
 	}
-	damage := ent.Damage()
+	health := ent.Health()
+	damage := health.Damage
 	if damage != nil {
 		msg := damage.Error()
 		r.Damaged = &msg
 	}
+	r.Unchecked = health.Unchecked
 	if ent.Kind == store.CUDA && ent.Err == nil {
 		// The receipt says for what cudaenv installed; a linked tree (or a
 		// receipt from before the flag) is looked at. A damaged tree's

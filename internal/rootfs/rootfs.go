@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unicode"
 )
@@ -83,9 +84,10 @@ func CheckLinkTarget(rel, target string) error {
 // Tree writes into one folder through an os.Root.
 type Tree struct {
 	root     *os.Root
-	dirs     sync.Map // rel → struct{}: known to be a real folder
-	fds      dirFDs   // open folders, for CreateFile
-	readOnly bool     // OpenRead's: folders are never made
+	dirs     sync.Map    // rel → struct{}: known to be a real folder
+	fds      dirFDs      // open folders, for CreateFile
+	readOnly bool        // OpenRead's: folders are never made
+	noClone  atomic.Bool // CloneFile failed once: the file system cannot
 }
 
 // Open opens the folder dir (which must exist) for writing.
@@ -305,6 +307,10 @@ func OwnSize(dir string) int64 {
 	})
 	return n
 }
+
+// Links is how many names (hard links) the file fi describes has; 1
+// where the system does not say.
+func Links(fi fs.FileInfo) uint64 { return links(fi) }
 
 // maxHops bounds the symlinks followed while resolving one path, as the
 // kernel does.
