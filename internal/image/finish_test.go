@@ -17,6 +17,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/cudaenv/cudaenv/fetch/pypi/pypitest"
+	"github.com/cudaenv/cudaenv/internal/filelist"
 	"github.com/cudaenv/cudaenv/internal/install"
 )
 
@@ -67,7 +68,7 @@ func imageFiles(t *testing.T, img v1.Image) (files map[string]imageFile, layer m
 }
 
 // treeFiles are the files and links of an installed entry, by slash path
-// below it, without the store's receipt.
+// below it, without the store's receipt and file list.
 func treeFiles(t *testing.T, dir string) map[string]imageFile {
 	t.Helper()
 	out := map[string]imageFile{}
@@ -77,7 +78,7 @@ func treeFiles(t *testing.T, dir string) map[string]imageFile {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
-		if rel == "receipt.json" {
+		if rel == "receipt.json" || rel == filelist.Name {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
