@@ -225,8 +225,12 @@ func CheckLibraries(in Libraries) Check {
 	case len(ownFirst) > 0:
 		s := ownFirst[0]
 		c.Status = OK
-		c.Message = fmt.Sprintf("%s takes its %s %s ahead of LD_LIBRARY_PATH (through its RPATH, and nvJitLink and nvrtc by path), so %s %s (%s) is not loaded in its place",
-			s.OwnFirst, s.Lib.Wheel, s.Lib.Version, s.Dir.name(), s.Lib.Soname, shadowVersion(s)) + alsoLine(ownFirst[1:])
+		how := "through its RPATH"
+		if viaRunpath(s.Lib.Soname) {
+			how = "by path, before torch._C"
+		}
+		c.Message = fmt.Sprintf("%s takes its %s %s ahead of LD_LIBRARY_PATH (%s), so %s %s (%s) is not loaded in its place",
+			s.OwnFirst, s.Lib.Wheel, s.Lib.Version, how, s.Dir.name(), s.Lib.Soname, shadowVersion(s)) + alsoLine(ownFirst[1:])
 	case len(in.Shadows) > 0:
 		c.Status = OK
 		c.Message = fmt.Sprintf("LD_LIBRARY_PATH's copies of %d of %s's wheel libraries are as new as the wheels'", len(in.Shadows), fw)
@@ -332,8 +336,9 @@ func newestInstalled(installed []string, want string) string {
 // LibrariesWarning is the prompt hook's one line when a toolkit becomes
 // active: the first library of the selection's folders that is older
 // than a wheel's in the active venv or conda environment and that the
-// framework does not take its own copy of first (torch from 2.6 on does:
-// ownFirst), which is where doctor's check fails; "" when none is. It
+// framework does not take its own copy of first (torch takes most through
+// its RPATH, and all from 2.6 on: ownFirst), which is where doctor's check
+// fails; "" when none is. It
 // starts no process and reads no library; it reads dist-info files only
 // for sonames that collide (torch's METADATA among them, which gives its
 // version).
@@ -366,18 +371,34 @@ func LibrariesWarning(h detect.Host, sites []string, dirs []LibDir) string {
 // ownFirst is the framework that takes a wheel library of its own ahead
 // of any copy on LD_LIBRARY_PATH ("torch 2.9.0"), "" for none. PyTorch's
 // libraries find their wheels' through DT_RPATH, which the loader
-// searches before LD_LIBRARY_PATH; what a wheel library with a RUNPATH of
-// its own needs (libcusparse's libnvJitLink, the libnvrtc cuDNN opens)
-// is where an older copy on LD_LIBRARY_PATH gets in, and from 2.6 on
-// torch's __init__.py loads those two by path first (cudabin models this
-// from the files; 2.7.0 imports under CUDA 12.1.1's older cuBLAS,
-// cuSPARSE and nvJitLink, scripts/e2e-pypi.sh step 9c). The version is
-// its METADATA's: nothing more is read.
+// searches before LD_LIBRARY_PATH; only what another wheel library finds
+// through a RUNPATH of its own, after LD_LIBRARY_PATH (viaRunpath), can
+// be taken from a toolkit instead, and from 2.6 on torch's __init__.py
+// loads those by path first (cudabin models all this from the files;
+// scripts/e2e-pypi.sh step 9c: 2.7.0 imports under CUDA 12.1.1's older
+// cuBLAS, cuSPARSE and nvJitLink, 2.5.1 fails on its nvJitLink). The
+// version is torch's METADATA's: nothing more is read.
 func ownFirst(lib detect.WheelLib) string {
-	if lib.Framework != "torch" || !releaseAtLeast(lib.FrameworkVersion, 2, 6) {
+	if lib.Framework != "torch" {
 		return ""
 	}
-	return "torch " + strings.SplitN(lib.FrameworkVersion, "+", 2)[0]
+	name := "torch"
+	if v := lib.FrameworkVersion; v != "" {
+		name += " " + strings.SplitN(v, "+", 2)[0]
+	}
+	if releaseAtLeast(lib.FrameworkVersion, 2, 6) || !viaRunpath(lib.Soname) {
+		return name
+	}
+	return ""
+}
+
+// viaRunpath reports whether PyTorch loads a library of its wheels only
+// as what another wheel library needs through a RUNPATH of its own:
+// libcusparse's libnvJitLink, the libnvrtc cuDNN opens (the two its
+// __init__.py loads by path from 2.6 on, "to workaround slim-wheel CUDA
+// dependency bugs in cusparse and cudnn").
+func viaRunpath(soname string) bool {
+	return strings.HasPrefix(soname, "libnvJitLink.so.") || strings.HasPrefix(soname, "libnvrtc.so.")
 }
 
 // releaseAtLeast reports whether the release of a PEP 440 version

@@ -60,12 +60,12 @@ func olderToolkit(t testing.TB, root string) []LibDir {
 }
 
 // The prompt hook warns where doctor's check fails, and says nothing
-// where importing torch works: a torch older than 2.6 takes
+// where importing torch works: torch takes its wheels' cuBLAS through its
+// RPATH, ahead of LD_LIBRARY_PATH; a torch older than 2.6 takes
 // LD_LIBRARY_PATH's older nvJitLink (what its wheel's cuSPARSE needs
-// through a RUNPATH of its own); from 2.6 on torch loads nvJitLink by
-// path first, and takes its other wheels' libraries (cuBLAS) through
-// its RPATH, ahead of LD_LIBRARY_PATH, as 2.7.0 does under CUDA 12.1.1
-// (scripts/e2e-pypi.sh step 9c). Its METADATA's version decides.
+// through a RUNPATH of its own), and names it; from 2.6 on torch loads
+// nvJitLink by path first, as 2.7.0 does under CUDA 12.1.1 and 2.5.1 does
+// not (scripts/e2e-pypi.sh step 9c). Its METADATA's version decides.
 func TestTheHooksWarningFollowsWhatTorchLoadsFirst(t *testing.T) {
 	const warning = `LD_LIBRARY_PATH loads CUDA 12.1.1's libnvJitLink.so.12 (12.1.105) before torch's nvidia-nvjitlink-cu12 12.4.127: importing torch fails with "undefined symbol"; see: cudaenv doctor`
 	for _, tc := range []struct {
@@ -74,6 +74,7 @@ func TestTheHooksWarningFollowsWhatTorchLoadsFirst(t *testing.T) {
 		warn        bool
 	}{
 		{"torch 2.5 takes the toolkit's older nvJitLink", "2.5.1", false, true},
+		{"torch 2.5 takes the toolkit's older nvJitLink, not its cuBLAS", "2.5.1", true, true},
 		{"torch 2.6 takes its wheel's first", "2.6.0+cu124", false, false},
 		{"torch 2.7 takes its wheels' nvJitLink and cuBLAS first", "2.7.0+cu126", true, false},
 		{"torch 2.10 takes its wheel's first", "2.10.0", false, false},
@@ -94,10 +95,28 @@ func TestTheHooksWarningFollowsWhatTorchLoadsFirst(t *testing.T) {
 			if (c.Status == Fail) != tc.warn {
 				t.Errorf("doctor: %s %q", c.Status, c.Message)
 			}
-			if !tc.warn && (c.Status != OK || !strings.Contains(c.Message, "torch "+strings.SplitN(tc.torch, "+", 2)[0]+" takes its nvidia-") || !strings.Contains(c.Message, "ahead of LD_LIBRARY_PATH (through its RPATH, and nvJitLink and nvrtc by path), so CUDA 12.1.1's lib")) {
+			if !tc.warn && (c.Status != OK || !strings.Contains(c.Message, "torch "+strings.SplitN(tc.torch, "+", 2)[0]+" takes its nvidia-") || !strings.Contains(c.Message, "ahead of LD_LIBRARY_PATH (") || !strings.Contains(c.Message, "), so CUDA 12.1.1's lib")) {
 				t.Errorf("doctor: %s %q", c.Status, c.Message)
 			}
 		})
+	}
+}
+
+// An older cuBLAS alone is no trap for any torch: its RPATH finds its
+// wheel's first.
+func TestAnOlderCublasIsNoTrapForTorch(t *testing.T) {
+	root := t.TempDir()
+	site := torchVenv(t, root, "2.5.1", true)
+	if err := os.Remove(filepath.Join(site[0], "nvidia", "nvjitlink", "lib", "libnvJitLink.so.12")); err != nil {
+		t.Fatal(err)
+	}
+	dirs := olderToolkit(t, root)
+	if w := LibrariesWarning(detect.Host{}, site, dirs); w != "" {
+		t.Errorf("warning %q", w)
+	}
+	c := CheckLibraries(GatherLibraries(detect.Host{}, Libraries{Python: root, Wheels: detect.Host{}.WheelLibs(site), Dirs: dirs}))
+	if c.Status != OK || c.Message != "torch 2.5.1 takes its nvidia-cublas-cu12 12.6.4.1 ahead of LD_LIBRARY_PATH (through its RPATH), so CUDA 12.1.1's libcublas.so.12 (12.1.3.1) is not loaded in its place" {
+		t.Errorf("doctor: %s %q", c.Status, c.Message)
 	}
 }
 
