@@ -72,15 +72,16 @@ type Pins struct {
 }
 
 // IsPath reports whether a --for argument names a file or folder rather
-// than a requirement: it has a path separator, is . or .., or is named
-// like a lock or requirements file. A PEP 508 requirement has none of
-// these ("torch==2.5.1", "jax[cuda13]>=0.9"); one with a URL (name @
+// than a requirement: it has a path separator, starts with a dot (.venv,
+// ., ..) or a tilde, or is named like a lock or requirements file. A PEP
+// 508 requirement has none of these ("torch==2.5.1", "jax[cuda13]>=0.9":
+// a project name starts with a letter or digit); one with a URL (name @
 // https://…) is a requirement.
 func IsPath(arg string) bool {
 	if strings.Contains(arg, " @ ") || strings.Contains(arg, "://") {
 		return false
 	}
-	if arg == "." || arg == ".." || strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) {
+	if strings.HasPrefix(arg, ".") || strings.HasPrefix(arg, "~") || strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) {
 		return true
 	}
 	base := strings.ToLower(arg)
@@ -104,7 +105,14 @@ func Read(ctx context.Context, path string, t Target) (Pins, error) {
 		}
 	}
 	if fi.IsDir() {
-		env, err := venv.Open(ctx, path)
+		// An environment's site-packages are looked for only under an
+		// absolute prefix (a relative one would move with the working
+		// folder): --for .venv is the one here.
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return Pins{}, fmt.Errorf("%s: %w", path, err)
+		}
+		env, err := venv.Open(ctx, abs)
 		if err == nil {
 			return readEnv(ctx, env, t)
 		}

@@ -150,11 +150,29 @@ func TestAVenvGivesTheVersionsInstalledThere(t *testing.T) {
 	}
 }
 
+// --for .venv, as a user types it in the project: a path relative to the
+// working folder is that environment (site-packages were looked for only
+// under an absolute prefix, so a relative one was "no environment").
+func TestARelativePathIsTheEnvironmentHere(t *testing.T) {
+	prefix := venvWith(t, KindVenv, "3.11", "nvidia-cublas-cu12==12.8.4.1")
+	t.Chdir(filepath.Dir(prefix))
+	for _, rel := range []string{filepath.Base(prefix), "./" + filepath.Base(prefix)} {
+		p, err := Read(context.Background(), rel, linux312)
+		if err != nil {
+			t.Fatalf("Read(%q): %v", rel, err)
+		}
+		if !slices.Equal(p.Requirements, []string{"nvidia-cublas-cu12==12.8.4.1"}) || p.Kind != KindVenv || p.Python != "3.11" {
+			t.Errorf("Read(%q) = %+v", rel, p)
+		}
+	}
+}
+
 func TestIsPath(t *testing.T) {
 	for arg, want := range map[string]bool{
 		"torch==2.5.1": false, "jax[cuda13]>=0.9": false, "torch": false, "nvidia-cublas==13.1.1.3": false,
 		"pkg @ https://example.com/x.whl": false,
 		".venv/":                          true, "./.venv": true, ".": true, "..": true, "/opt/env": true, "uv.lock": true,
+		".venv": true, ".conda": true, "~/envs/gpu": true,
 		"pylock.toml": true, "requirements.txt": true, "reqs/gpu.txt": true,
 	} {
 		if got := IsPath(arg); got != want {
