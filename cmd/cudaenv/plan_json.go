@@ -19,8 +19,10 @@ func (r *repeated) String() string     { return strings.Join(*r, " ") }
 
 // jsonPlan is what install --dry-run --json prints: each product the
 // install would put in the store, with every component's id, wheel
-// project (empty for NVIDIA's archives) and exact version. Its keys are
-// sorted and its lists ordered, so the same plan prints the same bytes.
+// project (empty for NVIDIA's archives) and exact version; a version
+// answered from cudaenv's tables whose files cannot be listed (offline)
+// has no components and says why in unlisted. Its keys are sorted and its
+// lists ordered, so the same plan prints the same bytes.
 type jsonPlan struct {
 	Products []jsonProduct `json:"products"`
 }
@@ -29,6 +31,7 @@ type jsonProduct struct {
 	Components []jsonComponent `json:"components"`
 	Product    string          `json:"product"`
 	Source     string          `json:"source"`
+	Unlisted   string          `json:"unlisted,omitempty"`
 	Version    string          `json:"version"`
 }
 
@@ -39,7 +42,7 @@ type jsonComponent struct {
 }
 
 func (p *jsonPlan) add(ev install.WouldInstall) {
-	prod := jsonProduct{Product: ev.Product, Source: ev.From, Version: ev.Version, Components: []jsonComponent{}}
+	prod := jsonProduct{Product: ev.Product, Source: ev.From, Unlisted: ev.Unlisted, Version: ev.Version, Components: []jsonComponent{}}
 	for _, f := range ev.Entries {
 		prod.Components = append(prod.Components, jsonComponent{ID: f.Component, Project: f.Project, Version: f.Version})
 	}

@@ -113,7 +113,7 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		cudaT.pins = in.pinsFor(sp)
 		pl, err := in.Plan(ctx, sp, cudaT)
 		if err != nil {
-			if !in.unlisted(sp, cudaMajor, err) {
+			if !in.unlisted(sp, cudaMajor, cudaT.Source, err) {
 				return err
 			}
 			cudaMajor = sp.Prefix.Major()
@@ -138,7 +138,7 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		}
 		pl, err := in.Plan(ctx, sp, ct)
 		if err != nil {
-			if !in.unlisted(sp, cudaMajor, err) {
+			if !in.unlisted(sp, cudaMajor, ct.Source, err) {
 				return err
 			}
 			continue
@@ -151,12 +151,17 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 // unlisted reports an exact version from cudaenv's tables whose files
 // cannot be listed because nothing can be read (offline and not cached,
 // or the network cut), and says whether it did: the answer stands
-// without them.
-func (in *Installer) unlisted(sp version.Spec, cudaMajor int, err error) bool {
+// without them. It names the product and version as a listed plan does
+// (install --dry-run --json prints them), and the source it would come
+// from when that is one.
+func (in *Installer) unlisted(sp version.Spec, cudaMajor int, source string, err error) bool {
 	if !in.fromTables || sp.Kind != version.Prefix || ctxErr(err) || !(errors.Is(err, fetch.ErrOffline) || fetch.Unreachable(err)) {
 		return false
 	}
-	ev := WouldInstall{Label: sp.Tool.Title() + " " + sp.Prefix.String(), Use: sp.Prefix.String(), Unlisted: err.Error()}
+	ev := WouldInstall{Label: sp.Tool.Title() + " " + sp.Prefix.String(), Product: string(sp.Tool), Version: sp.Prefix.String(), Use: sp.Prefix.String(), Unlisted: err.Error()}
+	if source == "nvidia" || source == "pypi" {
+		ev.From = source
+	}
 	if sp.Tool.Library() {
 		ev.Use = strconv.Itoa(cudaMajor) + " " + string(sp.Tool) + "@" + sp.Prefix.String()
 	}
