@@ -179,7 +179,8 @@ func verifyOne(e *env, ent store.Entry, full bool) bool {
 }
 
 // repairEntry reinstalls a damaged entry with what its receipt names: its
-// source, platform and profile or components.
+// source, platform and profile or components, and (Repair) the builds it
+// has.
 func repairEntry(e *env, c *cli.Context, ent store.Entry) error {
 	r := ent.Receipt
 	req := install.Request{
@@ -190,6 +191,7 @@ func repairEntry(e *env, c *cli.Context, ent store.Entry) error {
 		Profile:     r.Profile,
 		CUDAMajor:   ent.CUDAMajor,
 		Force:       true,
+		Repair:      true,
 	}
 	if r.Profile == "" {
 		for _, comp := range r.Components {

@@ -316,6 +316,12 @@ type Request struct {
 	Platform   string // an NVIDIA platform key; "" means this machine's
 	CUDAMajor  int    // cuDNN alone: the CUDA major of the build
 	Force      bool   // reinstall what is installed
+	// Repair (with Force) reinstalls an installed PyPI toolkit as its
+	// receipt lists it: every component at the build it has, so one
+	// install --for made with a framework's builds (torch 2.7.1's nvrtc
+	// of 12.6.2 in 12.6.3) gets those back, not the release's own
+	// (cudaenv verify --repair).
+	Repair bool
 	// Locked refuses to install unless a .cuda-version.lock lists exactly
 	// what .cuda-version selects here, for this platform (CI: the lock is
 	// never rewritten). Without it a lock that no longer matches is written
@@ -442,7 +448,11 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 			continue
 		}
 		pl, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
-			return in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit, applySkips: true, pins: in.pinsFor(sp)})
+			pins := in.pinsFor(sp)
+			if pins == nil && req.Repair {
+				pins = installedBuilds(st, sp)
+			}
+			return in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit, applySkips: true, pins: pins})
 		})
 		if !ok {
 			return pp.wait()

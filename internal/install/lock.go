@@ -341,6 +341,24 @@ func installedPins(st *store.Store, pl *Plan) *forPins {
 	return fp
 }
 
+// installedBuilds pins every component of an installed PyPI toolkit to
+// the build its receipt lists, those the profile lacks included
+// (Request.Repair); nil for any other entry.
+func installedBuilds(st *store.Store, sp version.Spec) *forPins {
+	if sp.Tool != version.CUDA {
+		return nil
+	}
+	have, ok := st.Get(store.CUDA, sp.String())
+	if !ok || have.Err != nil || have.Linked() || have.Receipt.Source != "pypi" || len(have.Receipt.Components) == 0 {
+		return nil
+	}
+	fp := &forPins{release: sp.String(), pins: map[string]string{}, known: len(have.Receipt.Differs) > 0, extend: true}
+	for _, c := range have.Receipt.Components {
+		fp.pins[c.ID] = c.Version
+	}
+	return fp
+}
+
 // sameFiles refuses a locked file that the source now serves with other
 // contents: the lock keeps what it has until --upgrade.
 func sameFiles(sp version.Spec, plat string, old, now []lockfile.File) error {
