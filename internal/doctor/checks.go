@@ -48,7 +48,9 @@ func checkToolkitTree(in Inputs) Check {
 		// Before librariesOnly: a deleted bin/ is damage, not a kind.
 		c.Status = Fail
 		c.Message = fmt.Sprintf("CUDA %s at %s is damaged: %s", tk.Version, tk.Dir, tk.Damage)
-		c.Hint = "reinstall it: cudaenv install " + tk.Version + " --force"
+		// As list and verify say it: a repair keeps the entry's source,
+		// components and builds, which install --force does not.
+		c.Hint = "repair it: cudaenv verify --repair " + tk.Version
 	case in.librariesOnly():
 		// A kind of install, not a fault: say what it is good for.
 		c.Status = OK
@@ -280,7 +282,7 @@ func checkCudnn(in Inputs) Check {
 	case cd.Damage != "":
 		c.Status = Fail
 		c.Message = fmt.Sprintf("cuDNN %s at %s is damaged: %s", cd.Version, cd.Dir, cd.Damage)
-		c.Hint = fmt.Sprintf("reinstall it: cudaenv install cudnn@%s --cuda-major %d --force", cd.Version, cd.VariantMajor)
+		c.Hint = fmt.Sprintf("repair it: cudaenv verify --repair cudnn@%s --cuda-major %d", cd.Version, cd.VariantMajor)
 	case known && rel.Exact && !rel.Supports(major):
 		c.Status = Fail
 		c.Message = fmt.Sprintf("cuDNN %s has no build for CUDA %d (only for CUDA %s), but CUDA %s is selected", cd.Version, major, joinInts(rel.CUDAMajors, " and "), cuda)

@@ -32,10 +32,10 @@ func ProductsCheck(libs []Product, cudaVersion string) Check {
 		switch {
 		case l.Damage != "":
 			bad = append(bad, fmt.Sprintf("%s %s at %s is damaged: %s", l.Title, l.Version, l.Dir, l.Damage))
-			hints = append(hints, fmt.Sprintf("cudaenv install %s@%s --cuda-major %d --force", l.Name, l.Version, l.VariantMajor))
+			hints = append(hints, fmt.Sprintf("repair it: cudaenv verify --repair %s@%s --cuda-major %d", l.Name, l.Version, l.VariantMajor))
 		case major > 0 && l.VariantMajor > 0 && l.VariantMajor != major:
 			bad = append(bad, fmt.Sprintf("%s %s is the CUDA %d build, but CUDA %s is selected", l.Title, l.Version, l.VariantMajor, cudaVersion))
-			hints = append(hints, fmt.Sprintf("cudaenv install %s@%s --cuda-major %d", l.Name, l.Version, major))
+			hints = append(hints, fmt.Sprintf("install the matching build: cudaenv install %s@%s --cuda-major %d", l.Name, l.Version, major))
 		case l.VariantMajor > 0:
 			good = append(good, fmt.Sprintf("%s %s (CUDA %d build)", l.Title, l.Version, l.VariantMajor))
 		default:
@@ -43,7 +43,7 @@ func ProductsCheck(libs []Product, cudaVersion string) Check {
 		}
 	}
 	if len(bad) > 0 {
-		c.Status, c.Message, c.Hint = Fail, strings.Join(bad, "; "), "install the matching build: "+strings.Join(hints, "; ")
+		c.Status, c.Message, c.Hint = Fail, strings.Join(bad, "; "), strings.Join(hints, "; ")
 		return c
 	}
 	c.Message = strings.Join(good, ", ")

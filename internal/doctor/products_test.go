@@ -17,7 +17,7 @@ func TestProductsCheckWantsEachLibraryBuiltForTheSelectedCUDAMajor(t *testing.T)
 		{"a build for another major fails and names the install", []Product{nccl13}, "12.4.1", Fail,
 			"NCCL 2.30.7 is the CUDA 13 build, but CUDA 12.4.1 is selected", "install the matching build: cudaenv install nccl@2.30.7 --cuda-major 12"},
 		{"a damaged tree fails", []Product{{Title: "NCCL", Name: "nccl", Version: "2.30.7", Dir: "/s/n", VariantMajor: 13, Damage: "lib/libnccl.so.2 is gone"}}, "13.0.3", Fail,
-			"NCCL 2.30.7 at /s/n is damaged: lib/libnccl.so.2 is gone", "install the matching build: cudaenv install nccl@2.30.7 --cuda-major 13 --force"},
+			"NCCL 2.30.7 at /s/n is damaged: lib/libnccl.so.2 is gone", "repair it: cudaenv verify --repair nccl@2.30.7 --cuda-major 13"},
 		{"with no toolkit there is nothing to compare", []Product{nccl13}, "", OK,
 			"NCCL 2.30.7 (CUDA 13 build); no toolkit selected to compare them with", ""},
 	}

@@ -60,16 +60,17 @@ func (in *Installer) Apply(ctx context.Context, pl *Plan, force bool) (Result, e
 			}
 		}
 		if derr := health.Damage; derr != nil {
-			var again string
+			// As list, doctor and verify say it: a repair keeps the
+			// entry's source, components and builds.
+			arg := have.Version.String()
 			if pl.Kind.Library() {
-				again = fmt.Sprintf("cudaenv install %s@%s --cuda-major %d --force", pl.Kind, have.Version, pl.CUDAMajor)
-			} else {
-				again = "cudaenv install " + have.Version.String() + " --force"
+				arg = fmt.Sprintf("%s@%s --cuda-major %d", pl.Kind, have.Version, pl.CUDAMajor)
 			}
+			again := "repair it: cudaenv verify --repair " + arg
 			if have.System {
-				again = "ask its admin to reinstall it (cudaenv install --system --force), or install your own copy, which comes first: " + again
+				again = "ask its admin to run cudaenv verify --system --repair " + arg + ", or install your own copy, which comes first: cudaenv install " + arg + " --force"
 			}
-			return Result{}, fmt.Errorf("install %s: the installed tree %s is damaged (%s); reinstall it: %s", pl.Label, have.Dir, derr, again)
+			return Result{}, fmt.Errorf("install %s: the installed tree %s is damaged (%s); %s", pl.Label, have.Dir, derr, again)
 		}
 		if pl.lockName != "" {
 			if differ := notAsLocked(have, pl.Artifacts); len(differ) > 0 {
