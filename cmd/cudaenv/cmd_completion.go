@@ -140,7 +140,7 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 	// A flag's value?
 	if n := len(args); n > 0 && !cmd.SkipFlagParsing && !afterDashDash(args) {
 		if f := findFlag(cmd, args[n-1]); f != nil && takesValue(f) && !strings.Contains(args[n-1], "=") {
-			return flagValues(e, f.Names()[0])
+			return flagValues(e, cmd.Name, f.Names()[0])
 		}
 	}
 	if strings.HasPrefix(cur, "-") && !cmd.SkipFlagParsing && !afterDashDash(args) {
@@ -185,7 +185,7 @@ func candidates(e *env, cmds []*cli.Command, prev []string, cur string) ([]candi
 			}
 			return out, ""
 		case cmd.Name == "set" && len(positional) == 1 && positional[0] == "source":
-			return flagValues(e, "source")
+			return flagValues(e, cmd.Name, "source")
 		case cmd.Name == "set" && len(positional) == 1 && positional[0] == "system_root":
 			return nil, completions.Dirs
 		}
@@ -308,8 +308,31 @@ func afterDashDash(args []string) bool {
 	return false
 }
 
-func flagValues(e *env, name string) ([]candidate, string) {
+func flagValues(e *env, command, name string) ([]candidate, string) {
 	switch name {
+	case "format":
+		if command == "modulefile" {
+			return []candidate{{"lua", "Lmod"}, {"tcl", "Environment Modules"}}, ""
+		}
+		return []candidate{
+			{"shell", "code for --shell (default: yours)"},
+			{"json", "the changes as JSON"},
+			{"github", "lines for $GITHUB_ENV"},
+			{"dotenv", "KEY=value lines for docker --env-file"},
+			{"cmake", "a script for cmake -C"},
+		}, ""
+	case "python": // install --for, compat: the CPython whose wheels are read
+		var out []candidate
+		for _, v := range []string{"3.10", "3.11", install.DefaultPython, "3.13", "3.14"} {
+			desc := ""
+			if v == install.DefaultPython {
+				desc = "the default"
+			}
+			out = append(out, candidate{v, desc})
+		}
+		return out, ""
+	case "prefix": // image --prefix: a folder inside the image
+		return nil, ""
 	case "shell":
 		return append(shellCandidates(shell.Names()), candidate{"json", "JSON object: name to value, null to unset"}), ""
 	case "profile":

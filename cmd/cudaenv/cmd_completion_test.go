@@ -157,6 +157,14 @@ func TestCompleteEngine(t *testing.T) {
 		{[]string{"install", "--source", "a"}, "auto"},
 		{[]string{"image", "--profile", "m"}, "minimal"},
 		{[]string{"config", "set", "source", "n"}, "nvidia"},
+		// Flags whose values are a fixed set offer them, not file names.
+		{[]string{"env", "--format", "c"}, "cmake"},
+		{[]string{"env", "--format", ""}, "shell"},
+		{[]string{"modulefile", "--format", "t"}, "tcl"},
+		{[]string{"install", "--for", "torch", "--python", "3.13"}, "3.13"},
+		{[]string{"install", "--python", "3.12"}, "3.12"},
+		{[]string{"image", "--prefix", ""}, ""},
+		{[]string{"install", "--for", ""}, completions.Files}, // a venv, uv.lock, pylock.toml or requirements.txt
 	} {
 		got := strings.Join(complete(e, app.Commands, c.words), " ")
 		if first, _, _ := strings.Cut(got, "\t"); first != c.want {
