@@ -123,7 +123,7 @@
 #   scripts/e2e-pypi.sh                 # builds ./cmd/cudaenv with go
 #   CUDAENV=/path/to/cudaenv scripts/e2e-pypi.sh
 #   CUDAENV_PYPI_INDEX=https://mirror.example/pypi/simple/ scripts/e2e-pypi.sh
-#   SKIP_TORCH=1 scripts/e2e-pypi.sh    # steps 1 and 2 only (~130 MB)
+#   SKIP_TORCH=1 scripts/e2e-pypi.sh    # without steps 3, 4, 7, 9c and 13 (no torch, no CUDA 12.4)
 #   KEEP=1 scripts/e2e-pypi.sh          # keep the work folder for a look
 #   ONLY_LIBRARIES=1 scripts/e2e-pypi.sh  # step 6 only
 #   ONLY_EXTENSIONS=1 scripts/e2e-pypi.sh # step 7 only
@@ -147,7 +147,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudaenv-e2e-pypi.XXXXXX")
-# Servers a step starts in the background (the registry of step 9) are
+# Servers a step starts in the background (the registry of step 10) are
 # stopped however the script ends.
 bg_pids=()
 cleanup() {
@@ -1118,7 +1118,9 @@ done_step
 
 step "CMake from PyPI into a venv"
 python3 -m venv "$work/venv"
-"$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check 'cmake>=4.0.3'
+# 4.2 or newer: step 14 uses this CMake too, and a libraries-only tree
+# needs CUDAToolkit_ROOT read from the environment.
+"$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check 'cmake>=4.2'
 cmake=$work/venv/bin/cmake
 "$cmake" --version | head -1
 done_step
@@ -1241,6 +1243,7 @@ metadata_trust
 [[ -n "${SKIP_STUBS:-}" ]] || stubs_cmake
 
 printf '\n== ok: from PyPI alone, CUDA %s compiles and links (nvcc and CMake, through cudaenv exec and through the shims)' "$cuda13"
+printf '; reinstalled from the cache of unpacked wheels, and verify finds a write through one store from another, and --repair mends both'
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; CUDA 12.4 libraries and cuDNN 9.1.0.70 for torch 2.5.1, cuBLAS links'
 printf '; doctor catches the undefined-symbol trap and --libraries=off avoids it'
 [[ -n "${SKIP_TORCH:-}" ]] || printf '; a PyTorch extension including ATen/cuda/CUDAContext.h builds against what install --for installed'
