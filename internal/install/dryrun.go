@@ -104,8 +104,9 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		}
 		in.event(ev)
 	}
+	// t.Explicit as Install has it: a profile or components named, or
+	// --for's extensions profile, which a real run adds.
 	cudaT := t
-	cudaT.Explicit = req.Profile != "" || len(req.Components) > 0
 	for _, sp := range specs {
 		if sp.Tool != version.CUDA {
 			continue
@@ -130,7 +131,7 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 			return fmt.Errorf("install --dry-run: %s is built per CUDA major; name a CUDA version with it or pass --cuda-major 12", sp.Tool.Title())
 		}
 		ct := t
-		ct.Profile, ct.CUDAMajor = "full", cudaMajor
+		ct.Profile, ct.CUDAMajor, ct.Explicit = "full", cudaMajor, false
 		if !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0) {
 			ct.Source = "pypi"
 		} else if len(req.For) > 0 && sp.Tool != version.Cudnn && !req.SourceTyped {

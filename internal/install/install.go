@@ -433,7 +433,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	}
 
 	if req.DryRun {
-		return nil, in.dryRun(ctx, req, specs, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components})
+		return nil, in.dryRun(ctx, req, specs, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit})
 	}
 
 	st := in.opts.Store
