@@ -192,7 +192,12 @@ func installCmd(e *env, c *cli.Context) error {
 		forReqs = *v
 	}
 	oneUse := len(forReqs) > 0 && !c.Bool("dry-run")
-	edit := func(r *installReport) { r.plan, r.oneUse = plan, oneUse }
+	var report *installReport
+	edit := func(r *installReport) {
+		r.plan, r.oneUse = plan, oneUse
+		r.oneDryUse = len(forReqs) > 0 && c.Bool("dry-run")
+		report = r
+	}
 	return withInstallerReport(e, c, c.Bool("quiet"), edit, func(ctx context.Context, in *install.Installer) error {
 		results, err := in.Install(ctx, install.Request{
 			Args:   c.Args().Slice(),
@@ -215,6 +220,10 @@ func installCmd(e *env, c *cli.Context) error {
 		}
 		if err == nil && oneUse {
 			activateAll(e, results, forPaths(forReqs))
+		}
+		if err == nil && report != nil && report.oneDryUse {
+			// The one line a real run would print.
+			activateLine(e, "select it with", report.dryUses, forPaths(forReqs))
 		}
 		return componentTypo(err, splitList(c.String("components")))
 	})
@@ -295,6 +304,10 @@ type installReport struct {
 	// oneUse: one line activates everything the command installed
 	// (activateAll, after --for), not one per version.
 	oneUse bool
+	// oneDryUse: a dry run of --for gathers what would select each version
+	// (dryUses) for one line at its end, as the real run prints it.
+	oneDryUse bool
+	dryUses   []activation
 	// plan, for install --dry-run --json, gathers the plans instead of
 	// printing them.
 	plan *jsonPlan
@@ -398,11 +411,18 @@ func (r *installReport) Event(ev install.Event) {
 			r.plan.add(ev)
 			break
 		}
-		if ev.Unlisted != "" {
-			sayf(e.stdout, "would install %s (its files are not listed: %s)\n", ev.Label, ev.Unlisted)
-			if ev.Use != "" {
+		use := func() {
+			switch {
+			case ev.Use == "":
+			case r.oneDryUse:
+				r.dryUses = append(r.dryUses, activation{use: ev.Use, library: ev.Product != "" && ev.Product != string(version.CUDA)})
+			default:
 				sayf(e.stdout, "select it with: cudaenv use %s\n", ev.Use)
 			}
+		}
+		if ev.Unlisted != "" {
+			sayf(e.stdout, "would install %s (its files are not listed: %s)\n", ev.Label, ev.Unlisted)
+			use()
 			break
 		}
 		// What a real run would do, in the words it would use.
@@ -442,9 +462,7 @@ func (r *installReport) Event(ev install.Event) {
 			}
 			sayf(e.stdout, "%s\n", line)
 		}
-		if ev.Use != "" {
-			sayf(e.stdout, "select it with: cudaenv use %s\n", ev.Use)
-		}
+		use()
 	case install.TorchTargets:
 		sayf(e.stderr, "%s was built with CUDA %s and cuDNN %s; installing CUDA %s and cuDNN %s\n", ev.For, ev.CUDA, ev.BundledCudnn, ev.CUDA, ev.Cudnn)
 		// The wheels bring their own libraries, which one selected

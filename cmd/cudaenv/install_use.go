@@ -17,14 +17,31 @@ import (
 // the wheels are what the framework loads, and the toolkit is there to
 // build against them.
 func activateAll(e *env, results []install.Result, forPaths []string) {
-	var words []string
+	var uses []activation
 	for _, r := range results {
-		f := strings.Fields(r.Use)
+		uses = append(uses, activation{use: r.Use, library: r.Entry.Kind.Library()})
+	}
+	activateLine(e, "activate it with", uses, forPaths)
+}
+
+// activation is what `cudaenv use` takes to select one installed (or, in
+// a dry run, planned) version: "13.2.2", or "13 cudnn@9.26.0.51".
+type activation struct {
+	use     string
+	library bool
+}
+
+// activateLine prints "<lead>: cudaenv use …" for every version in uses,
+// the toolkit first, as activateAll says it.
+func activateLine(e *env, lead string, uses []activation, forPaths []string) {
+	var words []string
+	for _, u := range uses {
+		f := strings.Fields(u.use)
 		switch {
 		case len(f) == 0:
-		case r.Entry.Kind.Library() && len(words) > 0:
+		case u.library && len(words) > 0:
 			words = append(words, f[len(f)-1]) // "cudnn@9.1.0.70"; the CUDA is named already
-		case !r.Entry.Kind.Library():
+		case !u.library:
 			words = append([]string{f[0]}, words...)
 		default:
 			words = append(words, f...)
@@ -35,10 +52,10 @@ func activateAll(e *env, results []install.Result, forPaths []string) {
 	}
 	where, fw, n := frameworkWheels(e, forPaths)
 	if n == 0 {
-		sayf(e.stdout, "activate it with: cudaenv use %s\n", strings.Join(words, " "))
+		sayf(e.stdout, "%s: cudaenv use %s\n", lead, strings.Join(words, " "))
 		return
 	}
-	sayf(e.stdout, "activate it with: cudaenv use --libraries=off %s\n", strings.Join(words, " "))
+	sayf(e.stdout, "%s: cudaenv use --libraries=off %s\n", lead, strings.Join(words, " "))
 	sayf(e.stdout, "  libraries=off: %s in %s loads its CUDA libraries from its own nvidia-* wheels (%s); the toolkit is for building against them (nvcc, headers, CMake), not for putting its copies in front of them\n", fw, where, plural(n, "library file"))
 }
 
