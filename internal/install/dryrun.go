@@ -62,16 +62,23 @@ func (WouldInstall) event() {}
 // CUDA major planned, and reports each plan; it writes nothing.
 func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Spec, t Target) error {
 	cudaMajor := req.CUDAMajor
+	// useWith is the CUDA planned in this command, which a library's
+	// selection names as the real run's does (12.4.1 cudnn@9.5.1.17).
+	useWith := ""
+	libUse := func(kind string, build string) string {
+		with := useWith
+		if with == "" {
+			with = strconv.Itoa(cudaMajor)
+		}
+		return with + " " + kind + "@" + build
+	}
 	report := func(pl *Plan) {
 		ev := WouldInstall{Label: pl.Label, Product: string(pl.Kind), Version: pl.Release, Source: pl.Receipt.URL, From: pl.Receipt.Source, Use: pl.Name, Files: len(pl.Artifacts)}
 		if pl.Kind.Library() {
-			rel := pl.Release
-			if rel == "" && len(pl.Artifacts) > 0 {
-				rel = pl.Artifacts[0].Version // a wheel plan names the build
-			}
-			ev.Use = strconv.Itoa(pl.CUDAMajor) + " " + string(pl.Kind) + "@" + rel
-			// The build names a library (9.26.0.51), as its store entry.
+			// The build names a library (9.26.0.51), as its store entry
+			// and the real run's line do.
 			ev.Version = strings.TrimSuffix(pl.Name, "-cuda"+strconv.Itoa(pl.CUDAMajor))
+			ev.Use = libUse(string(pl.Kind), ev.Version)
 		}
 		for _, a := range pl.Artifacts {
 			ev.Bytes += a.Size
@@ -114,14 +121,14 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		cudaT.pins = in.pinsFor(sp)
 		pl, err := in.Plan(ctx, sp, cudaT)
 		if err != nil {
-			if !in.unlisted(sp, cudaMajor, cudaT.Source, err) {
+			if !in.unlisted(sp, sp.Prefix.String(), cudaT.Source, err) {
 				return err
 			}
-			cudaMajor = sp.Prefix.Major()
+			cudaMajor, useWith = sp.Prefix.Major(), sp.Prefix.String()
 			continue
 		}
 		report(pl)
-		cudaMajor = majorOfRelease(pl.Release)
+		cudaMajor, useWith = majorOfRelease(pl.Release), pl.Name
 	}
 	for _, sp := range specs {
 		if !sp.Tool.Library() {
@@ -139,7 +146,7 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		}
 		pl, err := in.Plan(ctx, sp, ct)
 		if err != nil {
-			if !in.unlisted(sp, cudaMajor, ct.Source, err) {
+			if !in.unlisted(sp, libUse(string(sp.Tool), sp.Prefix.String()), ct.Source, err) {
 				return err
 			}
 			continue
@@ -155,16 +162,13 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 // without them. It names the product and version as a listed plan does
 // (install --dry-run --json prints them), and the source it would come
 // from when that is one.
-func (in *Installer) unlisted(sp version.Spec, cudaMajor int, source string, err error) bool {
+func (in *Installer) unlisted(sp version.Spec, use, source string, err error) bool {
 	if !in.fromTables || sp.Kind != version.Prefix || ctxErr(err) || !(errors.Is(err, fetch.ErrOffline) || fetch.Unreachable(err)) {
 		return false
 	}
-	ev := WouldInstall{Label: sp.Tool.Title() + " " + sp.Prefix.String(), Product: string(sp.Tool), Version: sp.Prefix.String(), Use: sp.Prefix.String(), Unlisted: err.Error()}
+	ev := WouldInstall{Label: sp.Tool.Title() + " " + sp.Prefix.String(), Product: string(sp.Tool), Version: sp.Prefix.String(), Use: use, Unlisted: err.Error()}
 	if source == "nvidia" || source == "pypi" {
 		ev.From = source
-	}
-	if sp.Tool.Library() {
-		ev.Use = strconv.Itoa(cudaMajor) + " " + string(sp.Tool) + "@" + sp.Prefix.String()
 	}
 	in.event(ev)
 	return true
