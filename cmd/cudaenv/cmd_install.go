@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cudaenv/cudaenv/internal/config"
+	"github.com/cudaenv/cudaenv/internal/envpins"
 	"github.com/cudaenv/cudaenv/internal/hookenv"
 	"github.com/cudaenv/cudaenv/internal/install"
 	"github.com/cudaenv/cudaenv/internal/query"
@@ -392,7 +393,7 @@ func (r *installReport) Event(ev install.Event) {
 	case install.FrameworkFallback:
 		sayf(e.stderr, "cudaenv: could not read %s's wheel (%v); using cudaenv's built-in tables\n", ev.For, ev.Err)
 	case install.ForEnvironment:
-		what := ev.Kind + " " + ev.Path
+		what := envpins.Label(ev.Kind, ev.Path)
 		if len(ev.Frameworks) > 0 {
 			what += " (" + strings.Join(ev.Frameworks, ", ") + ")"
 		}

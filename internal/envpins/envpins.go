@@ -71,6 +71,16 @@ type Pins struct {
 	Passed []string
 }
 
+// Label names an environment in what install --for says: its kind and
+// path ("venv /home/me/proj/.venv"), or the path alone where its name says
+// the kind ("lock/uv.lock", not "uv.lock lock/uv.lock").
+func Label(kind, path string) string {
+	if strings.EqualFold(filepath.Base(path), kind) {
+		return path
+	}
+	return kind + " " + path
+}
+
 // IsPath reports whether a --for argument names a file or folder rather
 // than a requirement: it has a path separator, starts with a dot (.venv,
 // ., ..) or a tilde, or is named like a lock or requirements file. A PEP

@@ -167,6 +167,20 @@ func TestARelativePathIsTheEnvironmentHere(t *testing.T) {
 	}
 }
 
+func TestALabelSaysTheKindOnce(t *testing.T) {
+	for _, c := range [][3]string{
+		{KindUVLock, "lock/uv.lock", "lock/uv.lock"},
+		{KindPylock, "pylock.toml", "pylock.toml"},
+		{KindRequirements, "requirements.txt", "requirements.txt"},
+		{KindRequirements, "reqs/gpu.txt", "requirements.txt reqs/gpu.txt"},
+		{KindVenv, "/p/.venv", "venv /p/.venv"},
+	} {
+		if got := Label(c[0], c[1]); got != c[2] {
+			t.Errorf("Label(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
+
 func TestIsPath(t *testing.T) {
 	for arg, want := range map[string]bool{
 		"torch==2.5.1": false, "jax[cuda13]>=0.9": false, "torch": false, "nvidia-cublas==13.1.1.3": false,

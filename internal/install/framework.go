@@ -10,6 +10,7 @@ import (
 	"github.com/cudaenv/cudaenv/compat"
 	"github.com/cudaenv/cudaenv/fetch"
 	"github.com/cudaenv/cudaenv/fetch/pypi"
+	"github.com/cudaenv/cudaenv/internal/envpins"
 	"github.com/cudaenv/cudaenv/internal/version"
 )
 
@@ -162,7 +163,7 @@ func (in *Installer) forFramework(ctx context.Context, req Request, platform str
 	ev.Direct = true
 	fromEnv := map[string]string{} // project → the environment label it came from
 	for _, p := range envs {
-		label := p.Kind + " " + p.Path
+		label := envpins.Label(p.Kind, p.Path)
 		for _, r := range p.Requirements {
 			name, _, _ := strings.Cut(r, "==")
 			fromEnv[name] = label
