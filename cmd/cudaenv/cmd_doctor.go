@@ -38,8 +38,12 @@ torch, env, kernels (whether the Python environment's torch, JAX or CuPy
 carries kernels for the GPUs, read from its installed libraries as
 cudaenv inspect reads them), libraries (whether importing the framework
 would load a copy of a library of its nvidia-* wheels from
-LD_LIBRARY_PATH that lacks a symbol it needs: "undefined symbol").
---gpu also compiles and runs a small CUDA program with the selected nvcc.`,
+LD_LIBRARY_PATH that lacks a symbol it needs: "undefined symbol"),
+products (the libraries selected beside cuDNN: whole, built for the
+CUDA major), product-pins (those libraries against the exact builds the
+installed torch pins), leftovers (space interrupted commands left), and
+gpu: --gpu also compiles and runs a small CUDA program with the selected
+nvcc.`,
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 				&cli.BoolFlag{Name: "gpu", Usage: "also compile and run a device query and bandwidth test with the selected toolkit"},
