@@ -24,7 +24,9 @@ func envCommands(e *env) []*cli.Command {
 default: yours); json the changes as JSON; github lines for $GITHUB_ENV (PATH
 goes through $GITHUB_PATH: use --github, which appends to both files); dotenv
 KEY=value lines for docker --env-file and python-dotenv; cmake a script for
-cmake -C that sets CMAKE_CUDA_COMPILER, CUDAToolkit_ROOT and the cuDNN paths.`,
+cmake -C that sets CMAKE_CUDA_COMPILER, CUDAToolkit_ROOT, the cuDNN paths,
+the other libraries' variables (NCCL_ROOT, CUSPARSELT_ROOT, …) and
+CMAKE_PREFIX_PATH with their roots.`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "format", Usage: "shell, json, github, dotenv or cmake"},
 				&cli.StringFlag{Name: "shell", Usage: "for --format shell: bash, zsh, fish or pwsh (json also works, as --format json)"},
