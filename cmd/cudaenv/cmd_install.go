@@ -171,6 +171,9 @@ func installCmd(e *env, c *cli.Context) error {
 		if c.NArg() > 0 {
 			return errors.New("install --from installs what the bundle holds; drop the version arguments")
 		}
+		if c.IsSet("for") || c.Bool("dry-run") {
+			return errors.New("install --from installs what the bundle holds, as it is; drop --for and --dry-run (cudaenv bundle import FILE checks it all first)")
+		}
 		return bundleImport(e, c, c.String("from"))
 	}
 	source, err := e.source(c)
