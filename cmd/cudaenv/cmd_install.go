@@ -492,6 +492,10 @@ func (r *installReport) Event(ev install.Event) {
 		}
 		sayf(e.stderr, "%s needs %s in CUDA %s (%s)\n", ev.Library, strings.Join(ev.Components, ", "), ev.CUDA, ev.Why)
 	case install.LockUpdated:
+		if ev.DryRun {
+			sayf(e.stderr, "would update %s: %s\n", ev.Path, ev.Reason)
+			break
+		}
 		sayf(e.stderr, "updated %s: %s\n", ev.Path, ev.Reason)
 	case install.NotAsLocked:
 		sayf(e.stderr, "cudaenv: %s is installed from other archives than %s lists (%s); cudaenv install --force reinstalls it from the lock\n", ev.Label, ev.Lock, strings.Join(ev.Components, ", "))

@@ -58,59 +58,74 @@ type WouldFile struct {
 
 func (WouldInstall) event() {}
 
+// dryReport reports plans as WouldInstall events, in the words of the run
+// it stands for.
+type dryReport struct {
+	in    *Installer
+	force bool
+	// cudaMajor and useWith are the CUDA planned in this command, which a
+	// library's selection names as the real run's does (12.4.1
+	// cudnn@9.5.1.17); the major alone without one.
+	cudaMajor int
+	useWith   string
+}
+
+func (d *dryReport) libUse(kind string, build string) string {
+	with := d.useWith
+	if with == "" {
+		with = strconv.Itoa(d.cudaMajor)
+	}
+	return with + " " + kind + "@" + build
+}
+
+// report reports one plan as Apply would take it.
+func (d *dryReport) report(pl *Plan) {
+	in := d.in
+	ev := WouldInstall{Label: pl.Label, Product: string(pl.Kind), Version: pl.Release, Source: pl.Receipt.URL, From: pl.Receipt.Source, Use: pl.Name, Files: len(pl.Artifacts)}
+	if pl.Kind.Library() {
+		// The build names a library (9.26.0.51), as its store entry
+		// and the real run's line do.
+		ev.Version = strings.TrimSuffix(pl.Name, "-cuda"+strconv.Itoa(pl.CUDAMajor))
+		ev.Use = d.libUse(string(pl.Kind), ev.Version)
+	} else {
+		d.cudaMajor, d.useWith = majorOfRelease(pl.Release), pl.Name
+	}
+	for _, a := range pl.Artifacts {
+		ev.Bytes += a.Size
+		own, notOwn := pl.Receipt.Differs[a.Component]
+		project := ""
+		if pl.Receipt.Source == "pypi" {
+			project = a.Name
+		}
+		ev.Entries = append(ev.Entries, WouldFile{Component: a.Component, Version: a.Version, Project: project, Size: a.Size, Own: own, NotOwn: notOwn})
+	}
+	slices.SortFunc(ev.Entries, func(a, b WouldFile) int { return cmp.Compare(a.Component, b.Component) })
+	if have, ok := in.opts.Store.Get(pl.Kind, pl.Name); ok && have.Err == nil {
+		// As Apply would take it.
+		ev.Installed, ev.Have = true, have
+		ev.Reinstall = d.force && !have.Linked()
+		if !ev.Reinstall && !have.Linked() {
+			ev.Missing = missingComponents(have, pl.Artifacts)
+			ev.Adds = len(ev.Missing) > 0 && pl.Explicit && !have.System
+			var adds []WouldFile
+			for _, f := range ev.Entries {
+				if slices.Contains(ev.Missing, f.Component) {
+					ev.MissingBytes += f.Size
+					adds = append(adds, f)
+				}
+			}
+			if ev.Adds {
+				ev.Entries, ev.Files, ev.Bytes = adds, len(adds), ev.MissingBytes
+			}
+		}
+	}
+	in.event(ev)
+}
+
 // dryRun plans each spec as Install would, CUDA first and cuDNN for the
 // CUDA major planned, and reports each plan; it writes nothing.
 func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Spec, t Target) error {
-	cudaMajor := req.CUDAMajor
-	// useWith is the CUDA planned in this command, which a library's
-	// selection names as the real run's does (12.4.1 cudnn@9.5.1.17).
-	useWith := ""
-	libUse := func(kind string, build string) string {
-		with := useWith
-		if with == "" {
-			with = strconv.Itoa(cudaMajor)
-		}
-		return with + " " + kind + "@" + build
-	}
-	report := func(pl *Plan) {
-		ev := WouldInstall{Label: pl.Label, Product: string(pl.Kind), Version: pl.Release, Source: pl.Receipt.URL, From: pl.Receipt.Source, Use: pl.Name, Files: len(pl.Artifacts)}
-		if pl.Kind.Library() {
-			// The build names a library (9.26.0.51), as its store entry
-			// and the real run's line do.
-			ev.Version = strings.TrimSuffix(pl.Name, "-cuda"+strconv.Itoa(pl.CUDAMajor))
-			ev.Use = libUse(string(pl.Kind), ev.Version)
-		}
-		for _, a := range pl.Artifacts {
-			ev.Bytes += a.Size
-			own, notOwn := pl.Receipt.Differs[a.Component]
-			project := ""
-			if pl.Receipt.Source == "pypi" {
-				project = a.Name
-			}
-			ev.Entries = append(ev.Entries, WouldFile{Component: a.Component, Version: a.Version, Project: project, Size: a.Size, Own: own, NotOwn: notOwn})
-		}
-		slices.SortFunc(ev.Entries, func(a, b WouldFile) int { return cmp.Compare(a.Component, b.Component) })
-		if have, ok := in.opts.Store.Get(pl.Kind, pl.Name); ok && have.Err == nil {
-			// As Apply would take it.
-			ev.Installed, ev.Have = true, have
-			ev.Reinstall = req.Force && !have.Linked()
-			if !ev.Reinstall && !have.Linked() {
-				ev.Missing = missingComponents(have, pl.Artifacts)
-				ev.Adds = len(ev.Missing) > 0 && pl.Explicit && !have.System
-				var adds []WouldFile
-				for _, f := range ev.Entries {
-					if slices.Contains(ev.Missing, f.Component) {
-						ev.MissingBytes += f.Size
-						adds = append(adds, f)
-					}
-				}
-				if ev.Adds {
-					ev.Entries, ev.Files, ev.Bytes = adds, len(adds), ev.MissingBytes
-				}
-			}
-		}
-		in.event(ev)
-	}
+	d := &dryReport{in: in, force: req.Force, cudaMajor: req.CUDAMajor}
 	// t.Explicit as Install has it: a profile or components named, or
 	// --for's extensions profile, which a real run adds.
 	cudaT := t
@@ -124,21 +139,20 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 			if !in.unlisted(sp, sp.Prefix.String(), cudaT.Source, err) {
 				return err
 			}
-			cudaMajor, useWith = sp.Prefix.Major(), sp.Prefix.String()
+			d.cudaMajor, d.useWith = sp.Prefix.Major(), sp.Prefix.String()
 			continue
 		}
-		report(pl)
-		cudaMajor, useWith = majorOfRelease(pl.Release), pl.Name
+		d.report(pl)
 	}
 	for _, sp := range specs {
 		if !sp.Tool.Library() {
 			continue
 		}
-		if cudaMajor == 0 {
+		if d.cudaMajor == 0 {
 			return fmt.Errorf("install --dry-run: %s is built per CUDA major; name a CUDA version with it or pass --cuda-major 12", sp.Tool.Title())
 		}
 		ct := t
-		ct.Profile, ct.CUDAMajor, ct.Explicit = "full", cudaMajor, false
+		ct.Profile, ct.CUDAMajor, ct.Explicit = "full", d.cudaMajor, false
 		if !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0) {
 			ct.Source = "pypi"
 		} else if len(req.For) > 0 && sp.Tool != version.Cudnn && !req.SourceTyped {
@@ -146,12 +160,12 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		}
 		pl, err := in.Plan(ctx, sp, ct)
 		if err != nil {
-			if !in.unlisted(sp, libUse(string(sp.Tool), sp.Prefix.String()), ct.Source, err) {
+			if !in.unlisted(sp, d.libUse(string(sp.Tool), sp.Prefix.String()), ct.Source, err) {
 				return err
 			}
 			continue
 		}
-		report(pl)
+		d.report(pl)
 	}
 	return nil
 }

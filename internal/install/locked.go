@@ -25,6 +25,7 @@ import (
 type LockUpdated struct {
 	Path   string
 	Reason string
+	DryRun bool // a dry run: the lock would be written again, and is not
 }
 
 // NotAsLocked: an installed entry has components from other archives than
@@ -42,13 +43,26 @@ func (NotAsLocked) event() {}
 // each file checked against the lock's sha256.
 func (in *Installer) installLocked(ctx context.Context, req Request, versionFile string, specs []version.Spec, lockPath string, lk *lockfile.Lock, platform string) ([]Result, error) {
 	name := filepath.Base(lockPath)
-	lk, err := in.currentLock(ctx, "install", lockChecks{profile: req.Profile, components: req.Components, locked: req.Locked, source: req.Source}, versionFile, specs, lockPath, lk, []string{platform})
+	lk, err := in.currentLock(ctx, "install", lockChecks{profile: req.Profile, components: req.Components, locked: req.Locked, source: req.Source, dryRun: req.DryRun}, versionFile, specs, lockPath, lk, []string{platform})
 	if err != nil {
 		return nil, err
 	}
 
 	if err := in.checkLockedWheels(ctx, lk, platform, name); err != nil {
 		return nil, err
+	}
+	if req.DryRun {
+		// What the lock would install, planned as a real run plans it;
+		// nothing is written.
+		d := &dryReport{in: in, force: req.Force, cudaMajor: req.CUDAMajor}
+		for _, p := range lk.Products() {
+			pl, err := in.planLocked(lk, p, platform, name)
+			if err != nil {
+				return nil, err
+			}
+			d.report(pl)
+		}
+		return nil, nil
 	}
 	in.opts.Store.CleanStaging()
 	// Planned from the lock one after another, installed at once.
@@ -71,6 +85,7 @@ type lockChecks struct {
 	components []string
 	locked     bool
 	source     string
+	dryRun     bool // say what would be written again, write nothing
 }
 
 // currentLock is the lock to work from: lk when it lists what versionFile
@@ -101,6 +116,10 @@ func (in *Installer) currentLock(ctx context.Context, cmd string, c lockChecks, 
 	nl, err := in.relock(ctx, specs, lk, relockOpts{platforms: platforms, defaultSource: c.source})
 	if err != nil {
 		return nil, err
+	}
+	if c.dryRun {
+		in.event(LockUpdated{Path: lockPath, Reason: reason, DryRun: true})
+		return nl, nil
 	}
 	if _, err := writeLock(lockPath, nl); err != nil {
 		return nil, err
