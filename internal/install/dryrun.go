@@ -123,8 +123,9 @@ func (d *dryReport) report(pl *Plan) {
 }
 
 // dryRun plans each spec as Install would, CUDA first and cuDNN for the
-// CUDA major planned, and reports each plan; it writes nothing.
-func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Spec, t Target) error {
+// CUDA major planned, each from the source Install would take (untold: no
+// source was named anywhere), and reports each plan; it writes nothing.
+func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Spec, t Target, untold bool) error {
 	d := &dryReport{in: in, force: req.Force, cudaMajor: req.CUDAMajor}
 	// t.Explicit as Install has it: a profile or components named, or
 	// --for's extensions profile, which a real run adds.
@@ -134,6 +135,7 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 			continue
 		}
 		cudaT.pins = in.pinsFor(sp)
+		cudaT.Source = req.sourceFor(in.opts.Store, sp, 0)
 		pl, err := in.Plan(ctx, sp, cudaT)
 		if err != nil {
 			if !in.unlisted(sp, sp.Prefix.String(), cudaT.Source, err) {
@@ -153,11 +155,7 @@ func (in *Installer) dryRun(ctx context.Context, req Request, specs []version.Sp
 		}
 		ct := t
 		ct.Profile, ct.CUDAMajor, ct.Explicit = "full", d.cudaMajor, false
-		if !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0) {
-			ct.Source = "pypi"
-		} else if len(req.For) > 0 && sp.Tool != version.Cudnn && !req.SourceTyped {
-			ct.Source = "pypi"
-		}
+		ct.Source = req.librarySource(in.opts.Store, sp, d.cudaMajor, untold)
 		pl, err := in.Plan(ctx, sp, ct)
 		if err != nil {
 			if !in.unlisted(sp, d.libUse(string(sp.Tool), sp.Prefix.String()), ct.Source, err) {

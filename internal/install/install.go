@@ -433,7 +433,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 	}
 
 	if req.DryRun {
-		return nil, in.dryRun(ctx, req, specs, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit})
+		return nil, in.dryRun(ctx, req, specs, Target{Source: source, Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit}, untold)
 	}
 
 	st := in.opts.Store
@@ -483,19 +483,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		if !installedCUDA {
 			comps = req.Components
 		}
-		src := req.sourceFor(st, sp, cudaMajor)
-		switch {
-		case !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0):
-			// Its only source (for a framework's pin even under --source
-			// nvidia, which names where the toolkit comes from).
-			src = "pypi"
-		case !req.SourceTyped && len(req.For) > 0 && sp.Tool != version.Cudnn:
-			// The wheel a framework pins.
-			src = "pypi"
-		case untold && src == "nvidia" && sp.Tool != version.Cudnn:
-			// NVIDIA's archive, else its wheel: no --source needed.
-			src = "auto"
-		}
+		src := req.librarySource(st, sp, cudaMajor, untold)
 		_, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
 			p, err := in.Plan(ctx, sp, Target{Source: src, Platform: platform, Profile: "full", Components: comps, CUDAMajor: cudaMajor, applySkips: true})
 			if p != nil {
@@ -551,6 +539,28 @@ func (req Request) sourceFor(st *store.Store, sp version.Spec, cudaMajor int) st
 		}
 	}
 	return req.Source
+}
+
+// librarySource is where a library spec is installed from (Install and
+// its dry run alike): the source its installed entry came from unless
+// --source was typed (sourceFor), PyPI for a library NVIDIA's server has
+// none of and for the wheel a framework pins, and NVIDIA's archive, else
+// its wheel, when no source was named anywhere (untold).
+func (req Request) librarySource(st *store.Store, sp version.Spec, cudaMajor int, untold bool) string {
+	src := req.sourceFor(st, sp, cudaMajor)
+	switch {
+	case !fetch.Product(sp.Tool).Redist() && (!req.SourceTyped || len(req.For) > 0):
+		// Its only source (for a framework's pin even under --source
+		// nvidia, which names where the toolkit comes from).
+		src = "pypi"
+	case !req.SourceTyped && len(req.For) > 0 && sp.Tool != version.Cudnn:
+		// The wheel a framework pins.
+		src = "pypi"
+	case untold && src == "nvidia" && sp.Tool != version.Cudnn:
+		// NVIDIA's archive, else its wheel: no --source needed.
+		src = "auto"
+	}
+	return src
 }
 
 // Specs are the versions a request installs: For's targets (the cuDNN
