@@ -64,13 +64,14 @@ var allowed = map[string][]string{
 	"internal/install": {"compat", "fetch", "fetch/fetchtest", "fetch/pypi", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/bundle", "internal/cmakepkg", "internal/dirs", "internal/envpins", "internal/filelist", "internal/linkstub", "internal/lockfile", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
 
 	// Container images: what install plans and unpacks, one layer per component, the activation's Env.
-	"internal/image": {"fetch", "fetch/fetchtest", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/envdiff", "internal/install", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
+	"internal/image": {"fetch", "fetch/fetchtest", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/envdiff", "internal/filelist", "internal/install", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
 
-	"internal/venv":    {},                              // the one bounded reader of Python environments' files
-	"internal/envpins": {"fetch/pypi", "internal/venv"}, // --for PATH: a venv's or a lock's NVIDIA wheels as exact requirements
-	"internal/detect":  {"compat", "internal/linkstub", "internal/venv", "internal/version"},
-	"internal/cudabin": {"compat", "internal/fatbin", "internal/inflate", "internal/ldso", "internal/venv"}, // venv: a framework's Python files
-	"internal/doctor":  {"compat", "internal/detect", "internal/termsafe", "internal/version"},
+	"internal/venv":          {"internal/venv/venvtest"},      // the one bounded reader of Python environments' files (venvtest: its tests' torch trees)
+	"internal/venv/venvtest": {},                              // torch's files as its wheels lay them out, for tests
+	"internal/envpins":       {"fetch/pypi", "internal/venv"}, // --for PATH: a venv's or a lock's NVIDIA wheels as exact requirements
+	"internal/detect":        {"compat", "internal/linkstub", "internal/venv", "internal/version"},
+	"internal/cudabin":       {"compat", "internal/fatbin", "internal/inflate", "internal/ldso", "internal/venv", "internal/venv/venvtest"}, // venv: a framework's Python files
+	"internal/doctor":        {"compat", "internal/detect", "internal/termsafe", "internal/version"},
 
 	"compat/internal/gen":           {},
 	"compat/internal/gen/gencompat": {"compat/internal/gen"},

@@ -739,10 +739,14 @@ metadata_trust() {
 	# Listing the releases reads the cuda-toolkit meta-package's page, none
 	# of its wheels (#35). The one torch pins is read whole (it is small),
 	# checked against the page's sha256, and cached (not under that sha256).
+	# (Earlier steps may have cached the meta-package of the release they
+	# installed: only what ls-remote adds counts.)
+	local before
+	before=$({ find "$CUDAENV_CACHE_DIR/metadata" -name '*.METADATA' 2>/dev/null || true; } | wc -l)
 	cudaenv ls-remote --source pypi >/dev/null
 	n=$({ find "$CUDAENV_CACHE_DIR/metadata" -name '*.METADATA' 2>/dev/null || true; } | wc -l)
-	echo "cached metadata files after ls-remote --source pypi: $n"
-	[[ $n -eq 0 ]] || die "ls-remote read $n wheels' metadata"
+	echo "cached metadata files before and after ls-remote --source pypi: $before, $n"
+	[[ $n -eq $before ]] || die "ls-remote read $((n - before)) wheels' metadata"
 	out=$(cudaenv install --for torch --source pypi --dry-run 2>&1) || die "install --for torch --dry-run: $out"
 	n=$(find "$CUDAENV_CACHE_DIR/metadata" -name '*.METADATA' | wc -l)
 	echo "cached metadata files after install --for torch --dry-run: $n"
