@@ -133,14 +133,13 @@ func Read(ctx context.Context, path string, t Target) (Pins, error) {
 		}
 		return Pins{}, fmt.Errorf("%s is neither a virtual environment or conda prefix (no lib/python3.X/site-packages) nor a project folder with a pylock.toml or uv.lock; pass the environment's folder or the lock file", path)
 	}
-	base := strings.ToLower(filepath.Base(path))
 	var read func(data []byte, c *collector, t Target) error
-	switch {
-	case base == "uv.lock":
+	switch lockKind(filepath.Base(path)) {
+	case KindUVLock:
 		read = readUVLock
-	case base == "pylock.toml" || (strings.HasPrefix(base, "pylock.") && strings.HasSuffix(base, ".toml")):
+	case KindPylock:
 		read = readPylock
-	case strings.HasSuffix(base, ".txt"):
+	case KindRequirements:
 		read = readRequirements
 	default:
 		return Pins{}, fmt.Errorf("%s: cudaenv reads a venv or conda prefix, a uv.lock, a pylock.toml (or pylock.NAME.toml) or a requirements .txt; rename it or pass one of those", path)
@@ -150,17 +149,9 @@ func Read(ctx context.Context, path string, t Target) (Pins, error) {
 	}
 	data, err := venv.ReadFile(ctx, path, MaxLockBytes)
 	if err != nil {
-		return Pins{}, lockReadErr(err)
+		return Pins{}, lockReadErr(path, err)
 	}
-	p := Pins{Path: path, Python: t.Python}
-	switch {
-	case base == "uv.lock":
-		p.Kind = KindUVLock
-	case strings.HasSuffix(base, ".toml"):
-		p.Kind = KindPylock
-	default:
-		p.Kind = KindRequirements
-	}
+	p := Pins{Path: path, Python: t.Python, Kind: lockKind(filepath.Base(path))}
 	var c collector
 	if err := read(data, &c, t); err != nil {
 		return Pins{}, fmt.Errorf("%s: %w", path, err)
@@ -170,6 +161,21 @@ func Read(ctx context.Context, path string, t Target) (Pins, error) {
 		return p, fmt.Errorf("%s names no NVIDIA CUDA wheel for %s and Python %s%s", path, t.Platform, t.Python, passedSuffix(p.Passed))
 	}
 	return p, nil
+}
+
+// lockKind is the kind of lock file a file's name says (uv.lock,
+// pylock.toml or pylock.NAME.toml, a requirements .txt); "" for none.
+func lockKind(name string) string {
+	base := strings.ToLower(name)
+	switch {
+	case base == "uv.lock":
+		return KindUVLock
+	case base == "pylock.toml" || (strings.HasPrefix(base, "pylock.") && strings.HasSuffix(base, ".toml")):
+		return KindPylock
+	case strings.HasSuffix(base, ".txt"):
+		return KindRequirements
+	}
+	return ""
 }
 
 // passedSuffix words what was passed over, for an error that found nothing.
@@ -190,13 +196,35 @@ func checkTarget(t Target) error {
 	return err
 }
 
-// lockReadErr words a refused read of a lock file.
-func lockReadErr(err error) error {
+// lockReadErr words a refused read of the lock file at path.
+func lockReadErr(path string, err error) error {
 	var pe *venv.PathError
 	if errors.As(err, &pe) && errors.Is(err, venv.ErrTooLarge) {
 		return fmt.Errorf("%s is larger than %d MiB, more than any real lock file; refusing it", pe.Path, MaxLockBytes>>20)
 	}
+	if errors.Is(err, venv.ErrLink) {
+		// A link a repository ships may point anywhere; the file it
+		// names, passed by the user, is read as any lock is.
+		if target, lerr := os.Readlink(path); lerr == nil {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(path), target)
+			}
+			if lockKind(filepath.Base(target)) == lockKind(filepath.Base(path)) {
+				return fmt.Errorf("%w; pass the file it names instead: --for %s", err, shellWord(target))
+			}
+			return fmt.Errorf("%w; pass a copy of the file it names (%s) named %s", err, target, filepath.Base(path))
+		}
+	}
 	return err
+}
+
+// shellWord is s as one word a POSIX shell reads back as s: bare when it
+// is plain, else single-quoted.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+-=@,:") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func unwrapPathErr(err error) error {

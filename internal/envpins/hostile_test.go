@@ -93,7 +93,8 @@ func TestHostileLockFiles(t *testing.T) {
 }
 
 func TestALockBehindALinkIsRefused(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "my 'locks'")
+	must(t, os.Mkdir(dir, 0o755))
 	real, err := os.ReadFile(filepath.Join("testdata", "torch-2.9.0", "uv.lock"))
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(dir, "real.lock"), real, 0o644))
@@ -101,8 +102,22 @@ func TestALockBehindALinkIsRefused(t *testing.T) {
 	if err := os.Symlink("real.lock", link); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	if _, err := Read(context.Background(), link, linux312); !errors.Is(err, venv.ErrLink) {
+	_, err = Read(context.Background(), link, linux312)
+	if !errors.Is(err, venv.ErrLink) {
 		t.Errorf("err = %v, want ErrLink", err)
+	}
+	// The error says what to pass instead: a copy where the name the link
+	// names is not one cudaenv reads, else that file, quoted for a shell.
+	if want := "; pass a copy of the file it names (" + filepath.Join(dir, "real.lock") + ") named uv.lock"; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("err = %v, want it to end %q", err, want)
+	}
+	must(t, os.MkdirAll(filepath.Join(dir, "reqs"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "reqs", "gpu.txt"), []byte("nvidia-nvtx-cu12==12.8.90\n"), 0o644))
+	reqs := filepath.Join(dir, "requirements.txt")
+	must(t, os.Symlink(filepath.Join("reqs", "gpu.txt"), reqs))
+	_, err = Read(context.Background(), reqs, linux312)
+	if want := "; pass the file it names instead: --for '" + strings.ReplaceAll(filepath.Join(dir, "reqs", "gpu.txt"), "'", `'\''`) + "'"; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("err = %v, want it to end %q", err, want)
 	}
 }
 
