@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"internal/dirs":     {"internal/config"}, // system_root from the settings file
 	"internal/resolve":  {"internal/lockfile", "internal/testwait", "internal/version"},
 	"internal/lockfile": {"internal/version"}, // .cuda-version.lock: decoded strictly, encoded byte-stable
-	"store":             {"internal/dirs", "internal/filelist", "internal/ledger", "internal/rootfs", "internal/testfs", "internal/testwait", "internal/version"},
+	"store":             {"internal/dirs", "internal/filelist", "internal/ledger", "internal/rootfs", "internal/termsafe", "internal/testfs", "internal/testwait", "internal/version"},
 	"internal/hookenv":  {"internal/activate", "internal/detect", "internal/dirs", "internal/doctor", "internal/envdiff", "internal/resolve", "internal/termsafe", "shell"},
 	"internal/query":    {"internal/activate", "internal/dirs", "internal/envdiff", "internal/export", "internal/hookenv", "internal/resolve", "internal/rootfs", "internal/termsafe", "shell", "shims", "store"}, // the read-only commands both binaries answer
 	"internal/activate": {"internal/dirs", "internal/envdiff", "internal/resolve", "internal/version", "store"},
@@ -68,7 +68,7 @@ var allowed = map[string][]string{
 
 	"internal/venv":          {"internal/venv/venvtest"},      // the one bounded reader of Python environments' files (venvtest: its tests' torch trees)
 	"internal/venv/venvtest": {},                              // torch's files as its wheels lay them out, for tests
-	"internal/envpins":       {"fetch/pypi", "internal/venv"}, // --for PATH: a venv's or a lock's NVIDIA wheels as exact requirements
+	"internal/envpins":       {"fetch/pypi", "internal/termsafe", "internal/venv"}, // --for PATH: a venv's or a lock's NVIDIA wheels as exact requirements
 	"internal/detect":        {"compat", "internal/linkstub", "internal/venv", "internal/version"},
 	"internal/cudabin":       {"compat", "internal/fatbin", "internal/inflate", "internal/ldso", "internal/venv", "internal/venv/venvtest"}, // venv: a framework's Python files
 	"internal/doctor":        {"compat", "internal/detect", "internal/termsafe", "internal/version"},

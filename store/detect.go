@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cudaenv/cudaenv/internal/dirs"
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/internal/version"
 )
 
@@ -97,15 +98,7 @@ func (e *UnnamedError) Error() string {
 		what = fmt.Sprintf("it holds CUDA %s build %s (%s), which cudaenv's table does not name a release for", e.Release, e.Build, e.Evidence)
 	}
 	return fmt.Sprintf("no version.json or version.txt names its release, and %s; say which %s release it is, e.g. cudaenv link %s --as %s.0",
-		what, e.Release, quoteArg(e.Dir), e.Release)
-}
-
-// quoteArg quotes a path for a command line a user copies, when it needs it.
-func quoteArg(p string) string {
-	if p != "" && strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@") == "" {
-		return p
-	}
-	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+		what, e.Release, termsafe.Arg(e.Dir), e.Release)
 }
 
 // fromBuild names the release of a component build through the table; of

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 )
 
 // The system store is run by every user, so what it holds must be
@@ -70,19 +72,19 @@ func (s *Store) checkAdoptable(target string) error {
 	o.me = o.store // root and the store's owner only, whoever runs it
 	real, err := filepath.EvalSymlinks(target)
 	if err != nil {
-		return fmt.Errorf("link --system %s: %w", quoteArg(target), err)
+		return fmt.Errorf("link --system %s: %w", termsafe.Arg(target), err)
 	}
 	fix := func(p, why string) error {
 		return fmt.Errorf("link --system %s: %s %s, so someone other than root could change what every user runs; "+
-			"make root own it and only root write it (chown -R root: %s && chmod -R go-w %s), then link it again", quoteArg(target), p, why, quoteArg(real), quoteArg(real))
+			"make root own it and only root write it (chown -R root: %s && chmod -R go-w %s), then link it again", termsafe.Arg(target), p, why, termsafe.Arg(real), termsafe.Arg(real))
 	}
 	above := func(p, why string) error {
 		return fmt.Errorf("link --system %s: %s, a folder above it, %s, so someone other than root could swap in another tree; "+
-			"move the toolkit under a folder only root can change, such as /opt, or fix that folder (chown root: %s && chmod go-w %s)", quoteArg(target), p, why, quoteArg(p), quoteArg(p))
+			"move the toolkit under a folder only root can change, such as /opt, or fix that folder (chown root: %s && chmod go-w %s)", termsafe.Arg(target), p, why, termsafe.Arg(p), termsafe.Arg(p))
 	}
 	outside := func(to, link, why string) error {
 		return fmt.Errorf("link --system %s: %s, where its link %s leads, %s, so someone other than root could change what every user runs; "+
-			"fix it (chown root: %s && chmod go-w %s) or copy what it holds into the tree", quoteArg(target), to, link, why, quoteArg(to), quoteArg(to))
+			"fix it (chown root: %s && chmod go-w %s) or copy what it holds into the tree", termsafe.Arg(target), to, link, why, termsafe.Arg(to), termsafe.Arg(to))
 	}
 	seen := map[string]bool{}
 	chain := func(p string) (string, string) { // the folders above p
@@ -107,7 +109,7 @@ func (s *Store) checkAdoptable(target string) error {
 	}
 	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("link --system %s: %w", quoteArg(target), err)
+			return fmt.Errorf("link --system %s: %w", termsafe.Arg(target), err)
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			// A link's own mode means nothing; where it leads outside
@@ -128,7 +130,7 @@ func (s *Store) checkAdoptable(target string) error {
 		}
 		fi, err := d.Info()
 		if err != nil {
-			return fmt.Errorf("link --system %s: %w", quoteArg(target), err)
+			return fmt.Errorf("link --system %s: %w", termsafe.Arg(target), err)
 		}
 		if why := o.untrusted(fi, true, false); why != "" {
 			return fix(p, why)

@@ -29,6 +29,7 @@ import (
 	"sync"
 
 	"github.com/cudaenv/cudaenv/fetch/pypi"
+	"github.com/cudaenv/cudaenv/internal/termsafe"
 	"github.com/cudaenv/cudaenv/internal/venv"
 )
 
@@ -210,21 +211,12 @@ func lockReadErr(path string, err error) error {
 				target = filepath.Join(filepath.Dir(path), target)
 			}
 			if lockKind(filepath.Base(target)) == lockKind(filepath.Base(path)) {
-				return fmt.Errorf("%w; pass the file it names instead: --for %s", err, shellWord(target))
+				return fmt.Errorf("%w; pass the file it names instead: --for %s", err, termsafe.Arg(target))
 			}
 			return fmt.Errorf("%w; pass a copy of the file it names (%s) named %s", err, target, filepath.Base(path))
 		}
 	}
 	return err
-}
-
-// shellWord is s as one word a POSIX shell reads back as s: bare when it
-// is plain, else single-quoted.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+-=@,:") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func unwrapPathErr(err error) error {

@@ -114,3 +114,15 @@ func (j *joined) Error() string {
 }
 
 func (j *joined) Unwrap() []error { return j.errs }
+
+// Arg is s as one word of a command line a user copies into a POSIX
+// shell (a hint in a message): bare when it is plain, else single-quoted,
+// so brackets, spaces and quotes reach the command as they are
+// ('jax[cuda13]==0.9.0', '/home/me/my dir'). Escape the message it goes
+// into as every message is.
+func Arg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -3,6 +3,7 @@ package termsafe
 import (
 	"errors"
 	"io/fs"
+	"os/exec"
 	"testing"
 )
 
@@ -60,5 +61,24 @@ func TestJoinIsOneLineAndKeepsEachError(t *testing.T) {
 	}
 	if Join(nil, nil) != nil {
 		t.Error("Join of nils is not nil")
+	}
+}
+
+// A word Arg makes is read back by a shell as the very string: brackets
+// (zsh globs them), spaces, quotes, $ and backquotes included.
+func TestArgIsOneWordAShellReadsBack(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, s := range []string{"torch==2.15.0", "jax[cuda13]==0.9.0", "/home/me/my dir/uv.lock", `it's "$HOME" and ` + "`id`", "a;b|c&d", "-", "~/x", "*"} {
+		w := Arg(s)
+		out, err := exec.Command(sh, "-c", "printf %s "+w).Output()
+		if err != nil || string(out) != s {
+			t.Errorf("Arg(%q) = %s: sh reads back %q (%v)", s, w, out, err)
+		}
+	}
+	if Arg("nvidia-cublas-cu12==12.8.4.1") != "nvidia-cublas-cu12==12.8.4.1" || Arg("/opt/cuda-12.4") != "/opt/cuda-12.4" {
+		t.Error("a plain word is quoted")
 	}
 }
