@@ -250,11 +250,16 @@ func compatFramework(e *env, c *cli.Context, arg string) error {
 	for _, p := range pins.Applied {
 		all = append(all, p.Requirement)
 	}
-	sayf(e.stdout, "  NVIDIA requirements: %s", strings.Join(all, ", "))
+	if len(all) == 0 {
+		// jax[cuda13]: its plugin's wheel pins them.
+		sayf(e.stdout, "  NVIDIA requirements: none of its own (those above come through its dependencies)")
+	} else {
+		sayf(e.stdout, "  NVIDIA requirements: %s", strings.Join(all, ", "))
+	}
 	if disagree != "" {
 		sayf(e.stdout, "  note: %s", disagree)
 	}
-	sayf(e.stdout, "install them with: cudaenv install --for %s", arg)
+	sayf(e.stdout, "install them with: cudaenv install --for %s", termsafe.Arg(arg))
 	if fw.Project == "torch" {
 		return compatTorch(e, arg, true)
 	}

@@ -287,6 +287,8 @@ func scriptFrameworks() []pypitest.Option {
 				`nvidia-cuda-runtime-cu12==12.8.90` + linux, `nvidia-cublas-cu12==12.8.4.1` + linux, `nvidia-cudnn-cu12==9.99.0.1` + linux}},
 			pypitest.FrameworkWheel{Project: "cuda-toolkit", Version: "13.2.2", Python: "py2.py3", Platform: "any", Serve: pypitest.ServeWhole, Requires: []string{
 				`nvidia-cublas==13.3.0.5; extra == "cublas"`, `nvidia-cuda-runtime==13.2.86; extra == "cudart"`, `nvidia-curand==10.4.2.51; extra == "curand"`}},
+			pypitest.FrameworkWheel{Project: "jax", Version: "0.9.0", Python: "py3", Platform: "any", Serve: pypitest.ServeMetadata, Requires: []string{
+				`jax-cuda13-plugin[with-cuda]==0.9.0; extra == "cuda13"`}},
 			pypitest.FrameworkWheel{Project: "jax-cuda13-plugin", Version: "0.9.0", Serve: pypitest.ServeMetadata, Requires: []string{
 				"jax-cuda13-pjrt==0.9.0", `nvidia-cuda-runtime>=13.0.48; extra == "with-cuda"`, `nvidia-cudnn-cu13<10.0,>=9.12.0.46; extra == "with-cuda"`}},
 			pypitest.FrameworkWheel{Project: "torch", Version: "2.16.0", Serve: pypitest.ServeMetadata,
