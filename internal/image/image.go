@@ -389,7 +389,7 @@ func buildLayers(ctx context.Context, in *install.Installer, contents *install.I
 
 func buildOne(ctx context.Context, in *install.Installer, c *component, prefix, work string, i int) error {
 	dir := filepath.Join(work, fmt.Sprintf("c%d", i))
-	defer os.RemoveAll(dir)
+	defer in.RemoveUnpacked(dir)
 	if err := in.UnpackComponent(ctx, c.e, c.c, dir); err != nil {
 		return err
 	}

@@ -395,6 +395,14 @@ func (in *Installer) UnpackComponent(ctx context.Context, e *ImageEntry, c Image
 	return nil
 }
 
+// RemoveUnpacked deletes a folder UnpackComponent filled, with the ledger
+// carrying the cache files it linked (as the work folder's done does):
+// unlinking a name changes the file's ctime in every store that holds it,
+// and without this every store's list said its files were touched.
+func (in *Installer) RemoveUnpacked(dir string) error {
+	return fetch.NewUnpackedCache(in.opts.CacheDir, nil).Ledger().Remove(dir)
+}
+
 // LinkLayout adds to a Linux entry's tree the links install adds to every
 // merged tree (see fetch.LinkLinuxLayout).
 func LinkLayout(dir, platform string) error { return fetch.LinkLinuxLayout(dir, platform) }
