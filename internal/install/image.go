@@ -148,7 +148,13 @@ func (in *Installer) ImageContents(ctx context.Context, req ImageRequest) (*Imag
 					return nil, err
 				}
 			}
-			pl, err := in.Plan(ctx, sp, Target{Source: ireq.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components})
+			t := Target{Source: ireq.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components}
+			if !explicit {
+				// As installed: the builds it has (an install --for's
+				// nvrtc of another release), not the release's own.
+				t.pins = installedBuilds(st, sp, platform)
+			}
+			pl, err := in.Plan(ctx, sp, t)
 			if err != nil {
 				return nil, err
 			}

@@ -450,7 +450,7 @@ func (in *Installer) Install(ctx context.Context, req Request) ([]Result, error)
 		pl, ok := pp.plan(func(ctx context.Context, in *Installer) (*Plan, error) {
 			pins := in.pinsFor(sp)
 			if pins == nil && req.Repair {
-				pins = installedBuilds(st, sp)
+				pins = installedBuilds(st, sp, platform)
 			}
 			return in.Plan(ctx, sp, Target{Source: req.sourceFor(st, sp, 0), Platform: platform, Profile: profile, Components: req.Components, Explicit: explicit, applySkips: true, pins: pins})
 		})

@@ -341,15 +341,15 @@ func installedPins(st *store.Store, pl *Plan) *forPins {
 	return fp
 }
 
-// installedBuilds pins every component of an installed PyPI toolkit to
-// the build its receipt lists, those the profile lacks included
-// (Request.Repair); nil for any other entry.
-func installedBuilds(st *store.Store, sp version.Spec) *forPins {
+// installedBuilds pins every component of an installed PyPI toolkit for
+// platform to the build its receipt lists, those the profile lacks
+// included (Request.Repair; an image of it); nil for any other entry.
+func installedBuilds(st *store.Store, sp version.Spec, platform string) *forPins {
 	if sp.Tool != version.CUDA {
 		return nil
 	}
 	have, ok := st.Get(store.CUDA, sp.String())
-	if !ok || have.Err != nil || have.Linked() || have.Receipt.Source != "pypi" || len(have.Receipt.Components) == 0 {
+	if !ok || have.Err != nil || have.Linked() || have.Receipt.Source != "pypi" || len(have.Receipt.Components) == 0 || have.Receipt.Platform != platform {
 		return nil
 	}
 	fp := &forPins{release: sp.String(), pins: map[string]string{}, known: len(have.Receipt.Differs) > 0, extend: true}
