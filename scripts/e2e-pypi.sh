@@ -93,7 +93,9 @@
 #      pages and metadata (ONLY_RESOLVE=1: this step alone; SPECS="a b"
 #      other specs).
 #  13. `pip install torch` into a venv (with its NVIDIA wheels, as pip
-#      installs it), then install --for <that venv>: the one activation
+#      installs it), then install --for <that venv> (its dry run as
+#      --for .venv in the project, ending with the same one selection
+#      line): the one activation
 #      line says libraries=off (the venv loads its own), and every library
 #      file the toolkit puts on LD_LIBRARY_PATH that the venv also has is
 #      the same file, byte for byte; the versions are the venv's
@@ -808,13 +810,19 @@ for_venv() {
 	local site
 	site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 	"$venv/bin/python" -m pip list --disable-pip-version-check 2>/dev/null | grep -iE '^(torch|nvidia-|cuda-toolkit)' || true
-	cudaenv install --for "$venv" --dry-run
+	# The dry run as the README types it, in the project: --for .venv.
+	local dry dry_use
+	ln -sfn "$(basename "$venv")" "$work/.venv"
+	dry=$(cd "$work" && cudaenv install --for .venv --dry-run 2>&1 | tee -a /dev/stderr)
+	dry_use=$(sed -n 's/^select it with: cudaenv use //p' <<<"$dry")
+	[[ $(grep -c '^select it with' <<<"$dry") -eq 1 ]] || die "install --for .venv --dry-run printed other than one selection line"
 	local out
 	out=$(cudaenv install --for "$venv" 2>&1 | tee -a /dev/stderr)
 	local use
 	use=$(sed -n 's/^activate it with: cudaenv use //p' <<<"$out")
 	[[ -n "$use" ]] || die "install --for <venv> printed no activation line"
 	[[ $(grep -c '^activate it with' <<<"$out") -eq 1 ]] || die "install --for <venv> printed more than one activation line"
+	[[ "$dry_use" == "$use" ]] || die "the dry run would select '$dry_use'; the install says '$use'"
 	[[ $use == --libraries=off\ * ]] || die "the activation line does not keep the toolkit's libraries off for the venv's torch: $use"
 	local words=${use#--libraries=off }
 	# With the libraries on, every file the toolkit puts on
