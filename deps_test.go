@@ -66,8 +66,8 @@ var allowed = map[string][]string{
 	// Container images: what install plans and unpacks, one layer per component, the activation's Env.
 	"internal/image": {"fetch", "fetch/fetchtest", "fetch/pypi/pypitest", "internal/activate", "internal/atomicfile", "internal/dirs", "internal/envdiff", "internal/filelist", "internal/install", "internal/resolve", "internal/rootfs", "internal/testwait", "internal/version", "store"},
 
-	"internal/venv":          {"internal/venv/venvtest"},      // the one bounded reader of Python environments' files (venvtest: its tests' torch trees)
-	"internal/venv/venvtest": {},                              // torch's files as its wheels lay them out, for tests
+	"internal/venv":          {"internal/venv/venvtest"},                           // the one bounded reader of Python environments' files (venvtest: its tests' torch trees)
+	"internal/venv/venvtest": {},                                                   // torch's files as its wheels lay them out, for tests
 	"internal/envpins":       {"fetch/pypi", "internal/termsafe", "internal/venv"}, // --for PATH: a venv's or a lock's NVIDIA wheels as exact requirements
 	"internal/detect":        {"compat", "internal/linkstub", "internal/venv", "internal/version"},
 	"internal/cudabin":       {"compat", "internal/fatbin", "internal/inflate", "internal/ldso", "internal/venv", "internal/venv/venvtest"}, // venv: a framework's Python files
