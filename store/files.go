@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -51,20 +49,7 @@ func (e Entry) FileList() (*filelist.List, error) {
 	if e.Receipt.FileList == "" || e.Linked() || e.Err != nil {
 		return nil, nil
 	}
-	p := filepath.Join(e.Dir, filelist.Name)
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return nil, fmt.Errorf("its file list: %w", err)
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > filelist.MaxSize {
-		return nil, errors.New("its file list is not a file cudaenv wrote")
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("its file list: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, filelist.MaxSize+1))
+	data, err := readOwnFile(filepath.Join(e.Dir, filelist.Name), filelist.MaxSize)
 	if err != nil {
 		return nil, fmt.Errorf("its file list: %w", err)
 	}

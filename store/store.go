@@ -313,7 +313,7 @@ func (s *Store) GetOwn(k Kind, name string) (Entry, bool) {
 func (s *Store) load(k Kind, name string, v version.Version, major int) (Entry, bool) {
 	dir := filepath.Join(s.kindDir(k), name)
 	e := Entry{Kind: k, Name: name, Version: v, CUDAMajor: major, Dir: dir, Path: dir, ledger: s.ledger}
-	data, err := os.ReadFile(filepath.Join(dir, ReceiptName))
+	data, err := readOwnFile(filepath.Join(dir, ReceiptName), maxReceipt)
 	if errors.Is(err, fs.ErrNotExist) {
 		return e, false
 	}
